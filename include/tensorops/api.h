@@ -1,0 +1,19 @@
+// The light header: every view, every op's public functor and the dispatch
+// controls, without any kernel. A TU that includes only this calls kernels
+// that another TU instantiated (TENSOROPS_INSTANTIATE); most users include
+// <tensorops/tensorops.h>, which adds the kernels.
+#ifndef TENSOROPS_API_H_
+#define TENSOROPS_API_H_
+
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/extents.h"
+#include "tensorops/layout/layouts.h"
+#include "tensorops/layout/loop_nest.h"
+#include "tensorops/layout/nv12_view.h"
+#include "tensorops/layout/pitches.h"
+#include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/convert.h"
+
+#endif  // TENSOROPS_API_H_

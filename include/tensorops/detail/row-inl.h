@@ -1,0 +1,87 @@
+// Per-target helpers every kernel shares: the Impl<Op> template the dispatch
+// tables point into, partial loads/stores for row tails (Highway 1.0.3 has no
+// LoadN/StoreN), and the walker that steps a LoopNest by pitch.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_DETAIL_ROW_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_DETAIL_ROW_INL_H_
+#undef TENSOROPS_DETAIL_ROW_INL_H_
+#else
+#define TENSOROPS_DETAIL_ROW_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/layout/loop_nest.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Each op specialises Impl<Op> with
+//   static void Run(const Op& op, const typename Op::Job& job);
+// and the dispatch table (dispatch_table.h) holds &N_<TARGET>::Impl<Op>::Run.
+template <class Op>
+struct Impl;
+
+// Loads the first `count` elements from p (count < Lanes(d)); the other lanes
+// are zero. Reads exactly count elements, so it never crosses the row's end.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadTail(D d, const hn::TFromD<D>* HWY_RESTRICT p,
+                               size_t count) {
+  HWY_ALIGN hn::TFromD<D> buffer[hn::MaxLanes(d)] = {};
+  for (size_t i = 0; i < count; ++i) buffer[i] = p[i];
+  return hn::Load(d, buffer);
+}
+
+// Stores the first `count` lanes of v to p (count < Lanes(d)) and nothing
+// else: the bytes after a row (padding, or another thread's data) stay intact.
+template <class D>
+HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
+                          size_t count) {
+  HWY_ALIGN hn::TFromD<D> buffer[hn::MaxLanes(d)];
+  hn::Store(v, d, buffer);
+  for (size_t i = 0; i < count; ++i) p[i] = buffer[i];
+}
+
+// Calls row_fn(offsets) once per contiguous run of the nest, where offsets[k]
+// is the byte offset of the run in view k. Outer loops advance like an
+// odometer, so any number of them costs one loop.
+template <size_t K, class RowFn>
+HWY_INLINE void ForEachRow(const LoopNest<K>& nest, const RowFn& row_fn) {
+  if (nest.row == 0) return;
+  size_t offsets[K] = {};
+  size_t index[kMaxRank] = {};
+  for (;;) {
+    row_fn(offsets);
+    size_t d = nest.outer_rank;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++index[d] < nest.count[d]) {
+        for (size_t k = 0; k < K; ++k) offsets[k] += nest.stride[k][d];
+        break;
+      }
+      index[d] = 0;
+      for (size_t k = 0; k < K; ++k) {
+        offsets[k] -= (nest.count[d] - 1) * nest.stride[k][d];
+      }
+    }
+  }
+}
+
+// The Highway target whose kernels run; the body of ActiveTarget's check.
+template <>
+struct Impl<detail::TargetProbe> {
+  static void Run(const detail::TargetProbe&,
+                  const detail::TargetProbe::Job& job) {
+    *job.target = HWY_TARGET;
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_DETAIL_ROW_INL_H_

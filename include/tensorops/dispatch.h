@@ -1,0 +1,134 @@
+// Dynamic dispatch: which Highway target's kernels run, and control of it.
+//
+// Every op's kernel is compiled once per target in HWY_TARGETS (SSSE3, SSE4,
+// AVX2, AVX3, AVX3_DL and a SCALAR/EMU128 fallback on x86). An op calls
+//   detail::RunKernel<Op>(op, job)
+// which jumps through a table of per-target function pointers indexed by
+// Highway's chosen target (the best one this CPU supports). The table is
+// defined in dispatch_table.h, which only TUs that include the kernels see
+// (tensorops.h); TUs that include only api.h link against the instantiations
+// another TU provides with TENSOROPS_INSTANTIATE (see README, "Build time").
+#ifndef TENSOROPS_DISPATCH_H_
+#define TENSOROPS_DISPATCH_H_
+
+#include <cstdint>
+#include <vector>
+
+#include <hwy/targets.h>
+
+#include "tensorops/error.h"
+
+namespace tensorops {
+namespace detail {
+
+// Runs the best compiled kernel of Op for this CPU. kTargets is part of the
+// name so that TUs compiled with different target sets (different -D flags)
+// fail to link instead of sharing a table that does not match their index.
+template <class Op, int64_t kTargets = HWY_TARGETS>
+void RunKernel(const Op& op, const typename Op::Job& job);
+
+// A kernel that reports the target it was compiled for: proves which table
+// entry the dispatcher really calls.
+struct TargetProbe {
+  struct Job {
+    int64_t* target;
+  };
+};
+
+// The target the dispatcher picks when the CPU supports `supported`: the best
+// compiled one, else the fallback (last table entry).
+constexpr int64_t ChooseTarget(int64_t supported) {
+  const int64_t fallbacks = HWY_SCALAR | HWY_EMU128;
+  const int64_t usable = supported & HWY_TARGETS & ~fallbacks;
+  if (usable != 0) return usable & -usable;  // lowest bit = best target
+  if (HWY_TARGETS & HWY_EMU128) return HWY_EMU128;
+  if (HWY_TARGETS & HWY_SCALAR) return HWY_SCALAR;
+  return HWY_STATIC_TARGET;
+}
+
+inline int64_t& ForcedTarget() {
+  static int64_t forced = 0;  // 0 = none
+  return forced;
+}
+
+}  // namespace detail
+
+// Every target this TU compiled kernels for, best first.
+inline std::vector<int64_t> CompiledTargets() {
+  std::vector<int64_t> targets;
+  for (int64_t rest = HWY_TARGETS; rest != 0; rest &= rest - 1) {
+    targets.push_back(rest & -rest);
+  }
+  return targets;
+}
+
+// The compiled targets this CPU can run (ignores any ScopedTarget).
+inline std::vector<int64_t> RunnableTargets() {
+  const int64_t forced = detail::ForcedTarget();
+  if (forced != 0) hwy::SetSupportedTargetsForTest(0);
+  const int64_t supported = hwy::SupportedTargets();
+  if (forced != 0) hwy::SetSupportedTargetsForTest(forced);
+  std::vector<int64_t> targets;
+  for (int64_t t : CompiledTargets()) {
+    if (supported & t) targets.push_back(t);
+  }
+  return targets;
+}
+
+// The target whose kernels ops call now.
+inline int64_t ActiveTarget() {
+  return detail::ChooseTarget(hwy::SupportedTargets());
+}
+
+inline const char* ActiveTargetName() {
+  return hwy::TargetName(ActiveTarget());
+}
+
+// The target that the dispatch table really calls, asked of the kernel itself
+// (needs the kernels in this TU or TENSOROPS_INSTANTIATE(detail::TargetProbe)).
+inline int64_t DispatchedTarget() {
+  int64_t target = 0;
+  detail::RunKernel(detail::TargetProbe{}, {&target});
+  return target;
+}
+
+// Forces every op onto one compiled target for the guard's lifetime, for tests
+// and benchmarks. Process-wide (Highway keeps one chosen target): never use it
+// while other threads run ops.
+class ScopedTarget {
+ public:
+  explicit ScopedTarget(int64_t target) : previous_(detail::ForcedTarget()) {
+    bool runnable = false;
+    for (int64_t t : RunnableTargets()) runnable |= t == target;
+    if (!runnable) {
+      detail::Fail(ErrorCode::kBadArgument, "ScopedTarget: target ",
+                   hwy::TargetName(target),
+                   " is not compiled in or not supported by this CPU");
+    }
+    Force(target);
+  }
+  ~ScopedTarget() { Force(previous_); }
+  ScopedTarget(const ScopedTarget&) = delete;
+  ScopedTarget& operator=(const ScopedTarget&) = delete;
+
+ private:
+  static void Force(int64_t target) {
+    detail::ForcedTarget() = target;
+    hwy::SetSupportedTargetsForTest(target);  // 0 restores real detection
+    // Re-resolve now rather than on the next call through a table.
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  }
+  int64_t previous_;
+};
+
+}  // namespace tensorops
+
+// Explicit instantiation of an op's kernels, for builds that include only
+// <tensorops/api.h> in most TUs: one TU includes <tensorops/tensorops.h> and
+// lists the kernels the program uses, e.g.
+//   TENSOROPS_INSTANTIATE(tensorops::ConvertKernel<float, hwy::float16_t>)
+#define TENSOROPS_INSTANTIATE(...)                                    \
+  template void ::tensorops::detail::RunKernel<__VA_ARGS__, HWY_TARGETS>( \
+      const __VA_ARGS__&, const typename __VA_ARGS__::Job&)
+
+#endif  // TENSOROPS_DISPATCH_H_

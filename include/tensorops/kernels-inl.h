@@ -1,0 +1,22 @@
+// Every tensorops kernel, for one Highway target per inclusion.
+//
+// tensorops.h makes this the TU's HWY_TARGET_INCLUDE and runs Highway's
+// foreach_target cycle over it. In "composable mode" (a TU that runs its own
+// cycle for its own Highway code) include <tensorops/api.h> at the top of the
+// TU and include this file from your HWY_TARGET_INCLUDE file; the dispatch
+// tables are then defined in the final (HWY_ONCE) pass. See README.
+//
+// No include guard: Highway includes it once per target.
+#if defined(TENSOROPS_UMBRELLA_KERNELS_DONE) && !defined(TENSOROPS_IN_UMBRELLA)
+#error "tensorops/kernels-inl.h: this TU already compiled the kernels through <tensorops/tensorops.h>; in composable mode include <tensorops/api.h> instead"
+#endif
+
+#include "tensorops/api.h"
+
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/convert-inl.h"
+
+#if HWY_ONCE
+#include "tensorops/detail/dispatch_table.h"
+#endif

@@ -1,0 +1,125 @@
+// Convert: copy between two views of equal dims, converting the element type.
+//
+//   dst[i...] = To(src[i...])        for every index i... of dims
+//
+// Conversions (From -> To):
+//   T -> T                              exact copy (e.g. to re-pitch a tensor)
+//   float32 <-> float16 <-> bfloat16    round to nearest even; overflow -> Inf;
+//                                       NaN stays NaN (quieted)
+//   float32/16/bf16 -> int8/uint8/int32 round half to even, saturate to the
+//                                       type's range; NaN -> 0
+//   int8/uint8/int16/int32 -> float32   round to nearest even (exact but int32)
+//   int8/uint8/int16 -> float16/bf16    one rounding (the int is exact in f32)
+// Layouts: equal, or either side Strided (same rank). Any pitches; padding
+// bytes of dst are never written. src and dst may be the same view only when
+// From == To; any other overlap throws kAliasing.
+#ifndef TENSOROPS_OPS_CONVERT_H_
+#define TENSOROPS_OPS_CONVERT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/loop_nest.h"
+#include "tensorops/layout/tensor_view.h"
+
+namespace tensorops {
+
+template <class From, class To>
+inline constexpr bool kConvertible = [] {
+  constexpr bool from_float = kIsFloatElement<From>;
+  constexpr bool to_float = kIsFloatElement<To>;
+  constexpr bool to_small_int = std::is_same_v<To, int8_t> ||
+                                std::is_same_v<To, uint8_t> ||
+                                std::is_same_v<To, int32_t>;
+  constexpr bool from_small_int = std::is_same_v<From, int8_t> ||
+                                  std::is_same_v<From, uint8_t> ||
+                                  std::is_same_v<From, int16_t>;
+  if (std::is_same_v<From, To>) return true;
+  if (from_float && to_float) return true;
+  if (from_float && to_small_int) return true;
+  if (from_small_int && to_float) return true;
+  return std::is_same_v<From, int32_t> && std::is_same_v<To, float>;
+}();
+
+// The dispatch key of one conversion; Job is the problem reduced to rows.
+template <class From, class To>
+struct ConvertKernel {
+  struct Job {
+    const From* src;
+    To* dst;
+    LoopNest<2> nest;
+  };
+};
+
+namespace detail {
+
+// Views whose dimensions mean the same thing: equal layouts, or a Strided
+// view (no meaning) on either side, with compatible compile-time ranks.
+template <class LA, class LB>
+inline constexpr bool kSameDimensionMeaning =
+    (std::is_same_v<LA, LB> || kIsStrided<LA> || kIsStrided<LB>) &&
+    (LA::kRank == 0 || LB::kRank == 0 || LA::kRank == LB::kRank);
+
+// Throws kShapeMismatch unless a and b have equal dims.
+template <class A, class B>
+void CheckSameDims(const A& a, const char* a_name, const B& b,
+                   const char* b_name) {
+  if (a.rank() != b.rank()) {
+    Fail(ErrorCode::kShapeMismatch, a_name, " has rank ", a.rank(), " but ",
+         b_name, " has rank ", b.rank());
+  }
+  for (size_t i = 0; i < a.rank(); ++i) {
+    if (a.dim(i) != b.dim(i)) {
+      Fail(ErrorCode::kShapeMismatch, a_name, " dim[", i, "] = ", a.dim(i),
+           " but ", b_name, " dim[", i, "] = ", b.dim(i), " (", a_name, " dims ",
+           a.dims(), ", ", b_name, " dims ", b.dims(), ")");
+    }
+  }
+}
+
+// True when the bytes two views touch intersect.
+template <class A, class B>
+bool Overlaps(const A& a, const B& b) {
+  const auto a0 = reinterpret_cast<uintptr_t>(a.data());
+  const auto b0 = reinterpret_cast<uintptr_t>(b.data());
+  const size_t a_bytes = a.SpanBytes(), b_bytes = b.SpanBytes();
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+}  // namespace detail
+
+struct Convert {
+  template <class S, Layout LS, class D, Layout LD>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+    using From = std::remove_const_t<S>;
+    static_assert(!std::is_const_v<D>, "Convert: dst must be a mutable view");
+    static_assert(detail::kSameDimensionMeaning<LS, LD>,
+                  "Convert: src and dst layouts must match (or one be Strided)");
+    static_assert(kConvertible<From, D>,
+                  "Convert: this element type pair is not supported "
+                  "(see the table in tensorops/ops/convert.h)");
+    detail::CheckSameDims(src, "src", dst, "dst");
+    if (detail::Overlaps(src, dst)) {
+      const bool same_view = static_cast<const void*>(src.data()) ==
+                                 static_cast<const void*>(dst.data()) &&
+                             src.pitches() == dst.pitches();
+      if (std::is_same_v<From, D> && same_view) return;  // copy onto itself
+      detail::Fail(ErrorCode::kAliasing,
+                   "Convert: src and dst overlap (only an identical view of "
+                   "the same type may alias)");
+    }
+    const typename ConvertKernel<From, D>::Job job{
+        src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst)};
+    if (job.nest.row == 0) return;
+    detail::RunKernel(ConvertKernel<From, D>{}, job);
+  }
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_CONVERT_H_

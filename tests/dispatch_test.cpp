@@ -1,0 +1,92 @@
+// Dynamic dispatch: every compiled target is reached, forcing works and
+// restores, two TUs share one table and agree, and the light-header build
+// links against explicit instantiations.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "dispatch_shared.h"
+#include "support/catch.h"
+#include "support/targets.h"
+
+namespace tensorops::test {
+namespace {
+
+TEST_CASE("Every compiled target this CPU supports is reached", "[dispatch]") {
+  const auto compiled = CompiledTargets();
+  const int64_t fallback = HWY_TARGETS & (HWY_SCALAR | HWY_EMU128);
+  CHECK(fallback != 0);  // tests always cover the portable fallback
+  const auto runnable = RunnableTargets();
+  CHECK(runnable.size() <= compiled.size());
+  std::vector<int64_t> reached;
+  ForEachTarget([&](int64_t target) { reached.push_back(DispatchedTarget()); (void)target; });
+  CHECK(reached == runnable);
+  // Highway's own detection of this CPU, for the log.
+  std::string names;
+  for (int64_t t : runnable) names += std::string(hwy::TargetName(t)) + " ";
+  WARN("runnable targets: " << names << "(default: " << ActiveTargetName() << ")");
+}
+
+TEST_CASE("ScopedTarget forces, nests and restores", "[dispatch]") {
+  const int64_t best = DispatchedTarget();
+  const auto runnable = RunnableTargets();
+  {
+    ScopedTarget outer(runnable.back());
+    CHECK(DispatchedTarget() == runnable.back());
+    {
+      ScopedTarget inner(runnable.front());
+      CHECK(DispatchedTarget() == runnable.front());
+    }
+    CHECK(DispatchedTarget() == runnable.back());
+  }
+  CHECK(DispatchedTarget() == best);
+  CHECK(ActiveTarget() == best);
+}
+
+TEST_CASE("ScopedTarget rejects targets that cannot run", "[dispatch]") {
+  int64_t missing = 0;
+  for (int64_t bit = 1; bit != 0 && bit < (int64_t{1} << 62); bit <<= 1) {
+    bool runnable = false;
+    for (int64_t t : RunnableTargets()) runnable |= t == bit;
+    if (!runnable) {
+      missing = bit;
+      break;
+    }
+  }
+  REQUIRE(missing != 0);
+  CHECK_THROWS_AS(ScopedTarget(missing), Error);
+}
+
+TEST_CASE("Two TUs instantiating the same op share one table and agree", "[dispatch]") {
+  CHECK(ConvertTableFromSecondTu() ==
+        &detail::DispatchTable<ConvertKernel<float, hwy::float16_t>, HWY_TARGETS>::kTable);
+  std::vector<float> in(1001);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) * 0.37f - 150.0f;
+  ForEachTarget([&](int64_t) {
+    std::vector<hwy::float16_t> here(in.size());
+    Convert{}(TensorView<const float, Strided<1>>(in.data(), {in.size()}),
+              TensorView<hwy::float16_t, Strided<1>>(here.data(), {here.size()}));
+    const auto there = HalfBitsFromSecondTu(in);
+    CHECK(std::memcmp(here.data(), there.data(), there.size() * 2) == 0);
+  });
+}
+
+TEST_CASE("A light-header TU runs explicitly instantiated kernels", "[dispatch]") {
+  std::vector<uint8_t> in(77);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 3);
+  ForEachTarget([&](int64_t target) {
+    CHECK(ActiveTargetFromLightTu() == target);
+    const auto out = U8ToBF16ToFloatFromLightTu(in);
+    for (size_t i = 0; i < in.size(); ++i) {
+      // uint8 -> bfloat16 rounds to 8 significant bits: 229 -> 228, 231 -> 232.
+      const float v = in[i];
+      CHECK(std::fabs(out[i] - v) <= 1.0f);
+    }
+    CHECK(out[1] == 3.0f);
+  });
+}
+
+}  // namespace
+}  // namespace tensorops::test

@@ -1,0 +1,60 @@
+// Deterministic random values for tests: every run sees the same data, and a
+// failure message's seed reproduces it.
+#ifndef TENSOROPS_TESTS_SUPPORT_RANDOM_H_
+#define TENSOROPS_TESTS_SUPPORT_RANDOM_H_
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+
+#include <hwy/base.h>
+
+#include "support/reference_convert.h"
+
+namespace tensorops::test {
+
+using Rng = std::mt19937_64;
+
+// A value of T that exercises conversions and arithmetic: for float types a
+// mix of ordinary values, exact ties (k + 0.5), huge/tiny magnitudes and
+// arbitrary bit patterns (NaN, Inf, subnormals); for integers the full range.
+template <class T>
+T RandomValue(Rng& rng) {
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int64_t> dist(std::numeric_limits<T>::min(),
+                                                std::numeric_limits<T>::max());
+    return static_cast<T>(dist(rng));
+  } else {
+    const uint64_t kind = rng() % 8;
+    float f;
+    if (kind < 3) {
+      f = std::uniform_real_distribution<float>(-300.0f, 300.0f)(rng);
+    } else if (kind == 3) {
+      f = static_cast<float>(static_cast<int>(rng() % 600) - 300) + 0.5f;
+    } else if (kind == 4) {
+      f = std::uniform_real_distribution<float>(-70000.0f, 70000.0f)(rng);
+    } else if (kind == 5) {
+      f = std::uniform_real_distribution<float>(-1e-5f, 1e-5f)(rng);
+    } else {
+      const uint32_t bits = static_cast<uint32_t>(rng());
+      std::memcpy(&f, &bits, 4);
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      return f;
+    } else {
+      // Any bit pattern is a valid float16/bfloat16 value.
+      uint16_t bits = static_cast<uint16_t>(rng());
+      if (kind < 6) {
+        bits = std::is_same_v<T, hwy::bfloat16_t> ? RefF32ToBF16Bits(f)
+                                                  : RefF32ToF16Bits(f);
+      }
+      return FromBits16<T>(bits);
+    }
+  }
+}
+
+}  // namespace tensorops::test
+
+#endif  // TENSOROPS_TESTS_SUPPORT_RANDOM_H_

@@ -1,0 +1,101 @@
+// TestTensor: memory for one view in tests, with guard bytes around it and a
+// sentinel in every padding byte, so tests can prove an op wrote exactly the
+// elements of its output and nothing else.
+#ifndef TENSOROPS_TESTS_SUPPORT_TEST_TENSOR_H_
+#define TENSOROPS_TESTS_SUPPORT_TEST_TENSOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include <tensorops/api.h>
+
+namespace tensorops::test {
+
+inline constexpr uint8_t kSentinel = 0xA5;
+inline constexpr size_t kGuardBytes = 64;
+
+// Calls fn(index) for every index of dims, last dimension fastest.
+inline void ForEachIndex(const Dims& dims, const std::function<void(const Extents&)>& fn) {
+  for (size_t d : dims) {
+    if (d == 0) return;
+  }
+  Extents index = dims;
+  for (size_t& i : index) i = 0;
+  for (;;) {
+    fn(index);
+    size_t d = dims.size();
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// Pitches with `pad[i]` extra elements' worth of bytes at the end of each
+// dimension (pad may be empty for a dense tensor).
+inline Pitches PaddedPitches(size_t element_size, const Dims& dims, const Extents& pad) {
+  Pitches pitches = dims;
+  size_t inner = element_size;
+  for (size_t i = dims.size(); i-- > 0;) {
+    pitches[i] = dims[i] * inner + (pad.empty() ? 0 : pad[i]) * element_size;
+    inner = pitches[i];
+  }
+  return pitches;
+}
+
+template <class T, class L>
+class TestTensor {
+ public:
+  explicit TestTensor(const Dims& dims, const Extents& pad = {})
+      : dims_(dims), pitches_(PaddedPitches(sizeof(T), dims, pad)) {
+    // Guard + pitches[0] bytes + guard; the data start keeps T's alignment.
+    bytes_.assign(kGuardBytes + pitches_[0] + kGuardBytes, kSentinel);
+    is_element_.assign(bytes_.size(), false);
+    ForEachIndex(dims_, [&](const Extents& index) {
+      const size_t offset = View().OffsetOf(index);
+      for (size_t b = 0; b < sizeof(T); ++b) is_element_[kGuardBytes + offset + b] = true;
+    });
+  }
+
+  TensorView<T, L> View() {
+    return TensorView<T, L>(reinterpret_cast<T*>(bytes_.data() + kGuardBytes), dims_,
+                            pitches_);
+  }
+  TensorView<const T, L> ConstView() { return View(); }
+
+  T& at(const Extents& index) { return View().at(index); }
+
+  // Sets every element to fn(index); padding and guards keep the sentinel.
+  void Fill(const std::function<T(const Extents&)>& fn) {
+    ForEachIndex(dims_, [&](const Extents& index) { at(index) = fn(index); });
+  }
+
+  // True when no byte outside the elements changed.
+  bool OnlyElementsWritten() const {
+    for (size_t i = 0; i < bytes_.size(); ++i) {
+      if (!is_element_[i] && bytes_[i] != kSentinel) return false;
+    }
+    return true;
+  }
+
+  // A copy of every byte, to prove a failed call changed nothing.
+  std::vector<uint8_t> Snapshot() const { return bytes_; }
+
+  const Dims& dims() const { return dims_; }
+  const Pitches& pitches() const { return pitches_; }
+
+ private:
+  Dims dims_;
+  Pitches pitches_;
+  std::vector<uint8_t> bytes_;
+  std::vector<bool> is_element_;
+};
+
+}  // namespace tensorops::test
+
+#endif  // TENSOROPS_TESTS_SUPPORT_TEST_TENSOR_H_

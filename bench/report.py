@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Runs the tensorops benchmarks single-threaded and prints, per case,
+ns/element, GB/s, the speed relative to the best peer and the fraction of the
+memcpy bandwidth measured in the same process.
+
+Usage: bench/report.py [path/to/tensorops_bench] [extra benchmark flags...]
+Benchmark names are <op>/<impl>/<case>; impl 'tensorops' is ours, 'memcpy' is
+the bandwidth reference, anything else is a peer.
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "build/gcc/bench/tensorops_bench"
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               DNNL_MAX_CPU_ISA=os.environ.get("DNNL_MAX_CPU_ISA", "ALL"))
+    out = subprocess.run([binary, "--benchmark_format=json",
+                          "--benchmark_min_time=0.3", *sys.argv[2:]],
+                         env=env, check=True, capture_output=True, text=True)
+    report = json.loads(out.stdout)
+    cases = {}
+    for b in report["benchmarks"]:
+        if b.get("error_occurred"):
+            continue
+        op, impl, case = b["name"].split("/")[:3]
+        ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+        cases.setdefault((op, case), {})[impl] = {
+            "ns_per_elem": ns / b["elements"],
+            "gbps": b.get("bytes_per_second", 0) / 1e9,
+            "label": b.get("label", ""),
+        }
+    print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
+    for (op, case), impls in sorted(cases.items()):
+        peers = [v["ns_per_elem"] for k, v in impls.items() if k not in ("tensorops", "memcpy")]
+        best_peer = min(peers) if peers else None
+        memcpy = impls.get("memcpy", {}).get("gbps")
+        for impl, v in sorted(impls.items(), key=lambda kv: kv[1]["ns_per_elem"]):
+            speed = f"{best_peer / v['ns_per_elem']:.2f}x" if best_peer and impl == "tensorops" else ""
+            frac = f"{v['gbps'] / memcpy:.0%}" if memcpy and v["gbps"] else ""
+            name = f"{op}/{case}"
+            print(f"{name:32} {impl:10} {v['ns_per_elem']:9.4f} {v['gbps']:8.1f} {speed:>12} {frac:>10} {v['label']}")
+    ctx = report["context"]
+    print(f"\n{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
+          f"caches: " + ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in ctx.get("caches", [])))
+
+
+if __name__ == "__main__":
+    main()

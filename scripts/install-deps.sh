@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the Debian packages tensorops needs that are missing, and nothing
+# else. Usage: scripts/install-deps.sh [--bench]
+#   default  compilers, CMake, Highway, Catch2, Google Benchmark
+#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen) and python3
+set -eu
+
+packages="cmake make g++ clang libhwy-dev catch2 libbenchmark-dev"
+if [ "${1:-}" = "--bench" ]; then
+  packages="$packages libdnnl-dev libopenblas-dev libeigen3-dev python3"
+fi
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "Installing:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

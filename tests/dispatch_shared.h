@@ -17,6 +17,15 @@ const void* ConvertTableFromSecondTu();
 std::vector<float> U8ToBF16ToFloatFromLightTu(const std::vector<uint8_t>& in);
 int64_t ActiveTargetFromLightTu();
 
+// dispatch_composable_tu.cpp: a TU in composable mode doubles `in` with its
+// own Highway kernel, then round-trips it through bfloat16 with tensorops.
+struct ComposableResult {
+  int64_t user_target = 0;
+  int64_t tensorops_target = 0;
+  std::vector<float> values;
+};
+ComposableResult RunComposable(const std::vector<float>& in);
+
 }  // namespace tensorops::test
 
 #endif  // TENSOROPS_TESTS_DISPATCH_SHARED_H_

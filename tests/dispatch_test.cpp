@@ -88,5 +88,15 @@ TEST_CASE("A light-header TU runs explicitly instantiated kernels", "[dispatch]"
   });
 }
 
+TEST_CASE("Composable mode: the user's cycle compiles tensorops' kernels", "[dispatch]") {
+  const std::vector<float> in = {1.0f, 2.0f, 3.0f, 1.5f, 100.0f, -7.0f, 0.25f, 9.0f, 11.0f};
+  ForEachTarget([&](int64_t target) {
+    const ComposableResult r = RunComposable(in);
+    CHECK(r.user_target == target);
+    CHECK(r.tensorops_target == target);
+    for (size_t i = 0; i < in.size(); ++i) CHECK(r.values[i] == 2 * in[i]);
+  });
+}
+
 }  // namespace
 }  // namespace tensorops::test

@@ -92,4 +92,3 @@ const bool kRegistered = [] {
 }  // namespace
 }  // namespace tensorops::bench
 
-BENCHMARK_MAIN();

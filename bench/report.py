@@ -4,8 +4,9 @@ ns/element, GB/s, the speed relative to the best peer and the fraction of the
 memcpy bandwidth measured in the same process.
 
 Usage: bench/report.py [path/to/tensorops_bench] [extra benchmark flags...]
-Benchmark names are <op>/<impl>/<case>; impl 'tensorops' is ours, 'memcpy' is
-the bandwidth reference, anything else is a peer.
+Benchmark names are <op>/<impl>/<case>; impls starting with 'tensorops' are
+ours (e.g. tensorops_unchecked), 'memcpy' is the bandwidth reference, anything
+else is a peer.
 """
 import json
 import os
@@ -34,11 +35,12 @@ def main():
         }
     print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
-        peers = [v["ns_per_elem"] for k, v in impls.items() if k not in ("tensorops", "memcpy")]
+        peers = [v["ns_per_elem"] for k, v in impls.items()
+                 if not k.startswith("tensorops") and k != "memcpy"]
         best_peer = min(peers) if peers else None
         memcpy = impls.get("memcpy", {}).get("gbps")
         for impl, v in sorted(impls.items(), key=lambda kv: kv[1]["ns_per_elem"]):
-            speed = f"{best_peer / v['ns_per_elem']:.2f}x" if best_peer and impl == "tensorops" else ""
+            speed = f"{best_peer / v['ns_per_elem']:.2f}x" if best_peer and impl.startswith("tensorops") else ""
             frac = f"{v['gbps'] / memcpy:.0%}" if memcpy and v["gbps"] else ""
             name = f"{op}/{case}"
             print(f"{name:32} {impl:10} {v['ns_per_elem']:9.4f} {v['gbps']:8.1f} {speed:>12} {frac:>10} {v['label']}")

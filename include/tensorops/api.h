@@ -14,6 +14,8 @@
 #include "tensorops/layout/nv12_view.h"
 #include "tensorops/layout/pitches.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/bounds.h"
 #include "tensorops/ops/convert.h"
+#include "tensorops/ops/gather_elements.h"
 
 #endif  // TENSOROPS_API_H_

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorops/detail/checks.h"
 #include "tensorops/dispatch.h"
 #include "tensorops/dtype.h"
 #include "tensorops/error.h"
@@ -63,33 +64,6 @@ template <class LA, class LB>
 inline constexpr bool kSameDimensionMeaning =
     (std::is_same_v<LA, LB> || kIsStrided<LA> || kIsStrided<LB>) &&
     (LA::kRank == 0 || LB::kRank == 0 || LA::kRank == LB::kRank);
-
-// Throws kShapeMismatch unless a and b have equal dims.
-template <class A, class B>
-void CheckSameDims(const A& a, const char* a_name, const B& b,
-                   const char* b_name) {
-  if (a.rank() != b.rank()) {
-    Fail(ErrorCode::kShapeMismatch, a_name, " has rank ", a.rank(), " but ",
-         b_name, " has rank ", b.rank());
-  }
-  for (size_t i = 0; i < a.rank(); ++i) {
-    if (a.dim(i) != b.dim(i)) {
-      Fail(ErrorCode::kShapeMismatch, a_name, " dim[", i, "] = ", a.dim(i),
-           " but ", b_name, " dim[", i, "] = ", b.dim(i), " (", a_name, " dims ",
-           a.dims(), ", ", b_name, " dims ", b.dims(), ")");
-    }
-  }
-}
-
-// True when the bytes two views touch intersect.
-template <class A, class B>
-bool Overlaps(const A& a, const B& b) {
-  const auto a0 = reinterpret_cast<uintptr_t>(a.data());
-  const auto b0 = reinterpret_cast<uintptr_t>(b.data());
-  const size_t a_bytes = a.SpanBytes(), b_bytes = b.SpanBytes();
-  if (a_bytes == 0 || b_bytes == 0) return false;
-  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
-}
 
 }  // namespace detail
 

@@ -1,0 +1,99 @@
+// GatherElements benchmarks on Simd's form (outer=64, srcCount=256,
+// idxCount=256, inner=64; 1M output elements), random indices, float data,
+// int32 and int64 indices, with and without negative indices; tensorops with
+// the default checked bounds and unchecked, against a plain loop.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "peers.h"
+
+namespace tensorops::bench {
+namespace {
+
+constexpr size_t kOuter = 64, kSrc = 256, kIdx = 256, kInner = 64;
+constexpr size_t kOut = kOuter * kIdx * kInner;
+
+template <class Index>
+struct Problem {
+  std::vector<float> data = std::vector<float>(kOuter * kSrc * kInner);
+  std::vector<Index> indices = std::vector<Index>(kOut);
+  std::vector<float> out = std::vector<float>(kOut);
+
+  explicit Problem(bool negative) {
+    std::mt19937 rng(7);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+    std::uniform_int_distribution<int> dist(negative ? -static_cast<int>(kSrc) : 0, kSrc - 1);
+    for (Index& k : indices) k = static_cast<Index>(dist(rng));
+  }
+};
+
+// Bytes moved per output element: one index, one data element, one output.
+template <class Index>
+void SetRates(benchmark::State& state) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kOut));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kOut * (sizeof(Index) + 8)));
+  state.counters["elements"] = static_cast<double>(kOut);
+}
+
+template <class Index>
+void Tensorops(benchmark::State& state, bool negative, Bounds bounds) {
+  Problem<Index> p(negative);
+  const TensorView<const float, Strided<3>> data(p.data.data(), {kOuter, kSrc, kInner});
+  const TensorView<const Index, Strided<3>> indices(p.indices.data(), {kOuter, kIdx, kInner});
+  const TensorView<float, Strided<3>> out(p.out.data(), {kOuter, kIdx, kInner});
+  const GatherElements<Index> gather{.axis = 1, .bounds = bounds};
+  for (auto _ : state) {
+    gather(data, indices, out);
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRates<Index>(state);
+}
+
+// Simd's documented loop, written plainly.
+template <class Index>
+void Plain(benchmark::State& state, bool negative) {
+  Problem<Index> p(negative);
+  for (auto _ : state) {
+    for (size_t o = 0; o < kOuter; ++o) {
+      for (size_t c = 0; c < kIdx; ++c) {
+        for (size_t i = 0; i < kInner; ++i) {
+          Index k = p.indices[(o * kIdx + c) * kInner + i];
+          if (k < 0) k += static_cast<Index>(kSrc);
+          p.out[(o * kIdx + c) * kInner + i] = p.data[(o * kSrc + static_cast<size_t>(k)) * kInner + i];
+        }
+      }
+    }
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates<Index>(state);
+}
+
+template <class Index>
+void Register(const char* index_name) {
+  for (bool negative : {false, true}) {
+    const std::string op = std::string("gather_elements_f32_") + index_name;
+    const std::string c = negative ? "neg_indices" : "indices";
+    benchmark::RegisterBenchmark((op + "/tensorops/" + c).c_str(), Tensorops<Index>, negative,
+                                 Bounds::kError);
+    benchmark::RegisterBenchmark((op + "/tensorops_unchecked/" + c).c_str(), Tensorops<Index>,
+                                 negative, Bounds::kUnchecked);
+    benchmark::RegisterBenchmark((op + "/plain/" + c).c_str(), Plain<Index>, negative);
+  }
+}
+
+const bool kRegistered = [] {
+  Register<int32_t>("i32");
+  Register<int64_t>("i64");
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench

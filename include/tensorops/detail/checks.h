@@ -1,0 +1,52 @@
+// Argument checks shared by ops: equal dims, overlapping views, axes.
+// Each throws tensorops::Error naming the arguments and the numbers.
+#ifndef TENSOROPS_DETAIL_CHECKS_H_
+#define TENSOROPS_DETAIL_CHECKS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tensorops/error.h"
+
+namespace tensorops::detail {
+
+// Throws kShapeMismatch unless a and b have equal dims.
+template <class A, class B>
+void CheckSameDims(const A& a, const char* a_name, const B& b,
+                   const char* b_name) {
+  if (a.rank() != b.rank()) {
+    Fail(ErrorCode::kShapeMismatch, a_name, " has rank ", a.rank(), " but ",
+         b_name, " has rank ", b.rank());
+  }
+  for (size_t i = 0; i < a.rank(); ++i) {
+    if (a.dim(i) != b.dim(i)) {
+      Fail(ErrorCode::kShapeMismatch, a_name, " dim[", i, "] = ", a.dim(i),
+           " but ", b_name, " dim[", i, "] = ", b.dim(i), " (", a_name, " dims ",
+           a.dims(), ", ", b_name, " dims ", b.dims(), ")");
+    }
+  }
+}
+
+// True when the bytes two views touch intersect.
+template <class A, class B>
+bool Overlaps(const A& a, const B& b) {
+  const auto a0 = reinterpret_cast<uintptr_t>(a.data());
+  const auto b0 = reinterpret_cast<uintptr_t>(b.data());
+  const size_t a_bytes = a.SpanBytes(), b_bytes = b.SpanBytes();
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+// The axis in [0, rank) that `axis` names; negative counts from the back.
+inline size_t NormalizeAxis(int axis, size_t rank, const char* op) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) {
+    Fail(ErrorCode::kBadArgument, op, ": axis ", axis, " is outside [", -r, ", ",
+         r - 1, "] for rank ", rank);
+  }
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace tensorops::detail
+
+#endif  // TENSOROPS_DETAIL_CHECKS_H_

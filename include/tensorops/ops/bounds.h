@@ -1,0 +1,35 @@
+// Bounds: what an op does with an index outside [-s, s-1] for an axis of
+// size s. Negative indices in range count from the end (i + s), as ONNX says.
+#ifndef TENSOROPS_OPS_BOUNDS_H_
+#define TENSOROPS_OPS_BOUNDS_H_
+
+#include <cstdint>
+
+namespace tensorops {
+
+enum class Bounds : uint8_t {
+  // Throw kIndexOutOfRange naming the position and value of the first bad
+  // index; nothing is written. The default (ONNX and BNNS say so).
+  kError,
+  // Clamp into [-s, s-1] first: too small -> 0, too large -> s-1.
+  kClamp,
+  // An element whose index is out of range becomes zero.
+  kZero,
+  // No check at all: for indices validated once by the caller (e.g. constant
+  // indices). An out-of-range index then reads outside the data view.
+  kUnchecked,
+};
+
+constexpr const char* BoundsName(Bounds bounds) {
+  switch (bounds) {
+    case Bounds::kError: return "error";
+    case Bounds::kClamp: return "clamp";
+    case Bounds::kZero: return "zero";
+    case Bounds::kUnchecked: return "unchecked";
+  }
+  return "unknown";
+}
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_BOUNDS_H_

@@ -1,0 +1,230 @@
+// GatherElements kernels: one row function per element size and index type,
+// walked over the outer loops GatherElements built.
+//
+// The bounds policy is a run-time value but the row loop is instantiated per
+// policy, so the inner loop carries no branch on it. 4- and 8-byte elements
+// use the target's gather instructions (emulated where there are none);
+// 1- and 2-byte elements move one at a time. IndexRange (the vectorised
+// min/max behind the kError check) is here too.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_GATHER_ELEMENTS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_GATHER_ELEMENTS_INL_H_
+#undef TENSOROPS_OPS_GATHER_ELEMENTS_INL_H_
+#else
+#define TENSOROPS_OPS_GATHER_ELEMENTS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/ops/gather_elements.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Unsigned word of each element size: elements move as bits.
+template <size_t kBytes>
+using Word = hwy::UnsignedFromSize<kBytes>;
+
+// One index, resolved by the policy: returns false when the element is zero.
+template <Bounds kBounds, class Index>
+HWY_INLINE bool ResolveIndex(Index k, int64_t s, int64_t& j) {
+  if constexpr (kBounds == Bounds::kClamp) {
+    k = k < -s ? static_cast<Index>(-s) : k >= s ? static_cast<Index>(s - 1) : k;
+  } else if constexpr (kBounds == Bounds::kZero) {
+    if (k < -s || k >= s) return false;
+  }
+  j = k < 0 ? k + s : k;
+  return true;
+}
+
+template <Bounds kBounds, size_t kBytes, class Index>
+HWY_INLINE void GatherElementsRowScalar(const Word<kBytes>* HWY_RESTRICT data,
+                                        const Index* HWY_RESTRICT indices,
+                                        Word<kBytes>* HWY_RESTRICT out, size_t begin,
+                                        size_t count, int64_t s, ptrdiff_t index_step,
+                                        ptrdiff_t position_step) {
+  for (size_t i = begin; i < count; ++i) {
+    int64_t j;
+    out[i] = ResolveIndex<kBounds>(indices[i], s, j)
+                 ? data[j * index_step + static_cast<ptrdiff_t>(i) * position_step]
+                 : Word<kBytes>{0};
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR  // HWY_SCALAR has one lane: rows use the loop above
+
+// k * step in index lanes. Highway 1.0.3 has no 64-bit lane multiply on x86,
+// so int64 lanes multiply their low halves (k < 2^31 and step < 2^31, which
+// the caller checks) with MulEven into full 64-bit products.
+template <class DI>
+HWY_INLINE hn::Vec<DI> ScaleIndices(DI di, hn::Vec<DI> k, ptrdiff_t step) {
+  using Index = hn::TFromD<DI>;
+  if constexpr (sizeof(Index) == 4) {
+    return hn::Mul(k, hn::Set(di, static_cast<Index>(step)));
+  } else {
+    const hn::Repartition<int32_t, DI> d32;
+    return hn::MulEven(hn::BitCast(d32, k), hn::Set(d32, static_cast<int32_t>(step)));
+  }
+}
+
+// Index lanes resolved by the policy into [0, s); lanes that kZero turns
+// into zeros become -1 (a marker that survives narrowing to int32).
+template <Bounds kBounds, class DI>
+HWY_INLINE hn::Vec<DI> ResolveIndices(DI di, hn::Vec<DI> k, hn::Vec<DI> s) {
+  const auto minus_s = hn::Neg(s);
+  if constexpr (kBounds == Bounds::kClamp) {
+    k = hn::Min(hn::Max(k, minus_s), hn::Sub(s, hn::Set(di, 1)));
+  }
+  const auto wrapped = hn::IfThenElse(hn::Lt(k, hn::Zero(di)), hn::Add(k, s), k);
+  if constexpr (kBounds == Bounds::kZero) {
+    const auto outside = hn::Or(hn::Lt(k, minus_s), hn::Not(hn::Lt(k, s)));
+    return hn::IfThenElse(outside, hn::Set(di, -1), wrapped);
+  }
+  return wrapped;
+}
+
+// Lanes(d32) indices as resolved int32 lanes. int64 indices are resolved in
+// 64 bits (so huge values clamp or zero correctly), then narrowed by taking
+// the low halves: exact, because resolved values lie in [-1, s) and s <= 2^31.
+template <Bounds kBounds, class D32, class Index>
+HWY_INLINE hn::Vec<D32> LoadResolvedIndices32(D32 d32, const Index* HWY_RESTRICT p,
+                                              int64_t s) {
+  if constexpr (sizeof(Index) == 4) {
+    return ResolveIndices<kBounds>(d32, hn::LoadU(d32, p), hn::Set(d32, static_cast<int32_t>(s)));
+  } else {
+    const hn::Repartition<int64_t, D32> d64;
+    const auto vs = hn::Set(d64, s);
+    const auto lo = ResolveIndices<kBounds>(d64, hn::LoadU(d64, p), vs);
+    const auto hi = ResolveIndices<kBounds>(d64, hn::LoadU(d64, p + hn::Lanes(d64)), vs);
+    return hn::ConcatEven(d32, hn::BitCast(d32, hi), hn::BitCast(d32, lo));
+  }
+}
+
+// Gathers one vector of elements whose resolved indices are k (-1 = zero):
+// element = data[k * index_step + position].
+template <Bounds kBounds, class DW, class DI>
+HWY_INLINE hn::Vec<DW> GatherResolved(DW dw, DI di, const hn::TFromD<DW>* HWY_RESTRICT data,
+                                      hn::Vec<DI> k, ptrdiff_t index_step,
+                                      hn::Vec<DI> position) {
+  if constexpr (kBounds == Bounds::kZero) {
+    const auto valid = hn::Not(hn::Lt(k, hn::Zero(di)));
+    const auto offsets = hn::Add(ScaleIndices(di, hn::IfThenElseZero(valid, k), index_step), position);
+    return hn::IfThenElseZero(hn::RebindMask(dw, valid), hn::GatherIndex(dw, data, offsets));
+  } else {
+    return hn::GatherIndex(dw, data, hn::Add(ScaleIndices(di, k, index_step), position));
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// 4-byte elements gather with int32 offsets (from int32 or int64 indices),
+// 8-byte elements with int64 indices use int64 offsets; other combinations
+// move one element at a time. The caller guarantees the offsets fit.
+template <Bounds kBounds, size_t kBytes, class Index>
+HWY_INLINE void GatherElementsRow(const Word<kBytes>* HWY_RESTRICT data,
+                                  const Index* HWY_RESTRICT indices,
+                                  Word<kBytes>* HWY_RESTRICT out, size_t count,
+                                  int64_t s, ptrdiff_t index_step,
+                                  ptrdiff_t position_step, bool vector_ok) {
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane: the scalar loop is the same thing
+  constexpr bool kOffsets32 = kBytes == 4;
+  constexpr bool kOffsets64 = kBytes == 8 && sizeof(Index) == 8;
+  if constexpr (kOffsets32 || kOffsets64) {
+    using Offset = hwy::SignedFromSize<kBytes>;
+    const hn::ScalableTag<Offset> di;
+    const hn::RebindToUnsigned<decltype(di)> dw;
+    const size_t lanes = hn::Lanes(di);
+    // position_step is 0 (the axis is the row) or 1.
+    auto position = position_step == 0 ? hn::Zero(di) : hn::Iota(di, 0);
+    const auto advance = hn::Set(di, static_cast<Offset>(static_cast<ptrdiff_t>(lanes) * position_step));
+    for (; vector_ok && i + lanes <= count; i += lanes) {
+      hn::Vec<decltype(di)> k;
+      if constexpr (kOffsets32) {
+        k = LoadResolvedIndices32<kBounds>(di, indices + i, s);
+      } else {
+        k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices + i), hn::Set(di, s));
+      }
+      hn::StoreU(GatherResolved<kBounds>(dw, di, data, k, index_step, position), dw, out + i);
+      position = hn::Add(position, advance);
+    }
+  }
+#else
+  (void)vector_ok;
+#endif
+  GatherElementsRowScalar<kBounds, kBytes>(data, indices, out, i, count, s, index_step,
+                                           position_step);
+}
+
+template <Bounds kBounds, size_t kBytes, class Index>
+HWY_INLINE void GatherElementsRows(const typename GatherElementsKernel<kBytes, Index>::Job& job) {
+  // Offsets are computed in Index lanes; use vectors only when the farthest
+  // element of a row fits (it always does for int64).
+  const auto max_offset = static_cast<uint64_t>(job.axis_size > 0 ? job.axis_size - 1 : 0) *
+                              static_cast<uint64_t>(job.index_step) +
+                          static_cast<uint64_t>(job.nest.row) * static_cast<uint64_t>(job.position_step);
+  constexpr uint64_t kHalfRange = uint64_t{1} << 31;  // see ScaleIndices
+  const bool vector_ok = max_offset < (kBytes == 4 ? kHalfRange : uint64_t{1} << 62) &&
+                         static_cast<uint64_t>(job.axis_size) <= kHalfRange &&
+                         static_cast<uint64_t>(job.index_step) < kHalfRange;
+  const auto* indices = reinterpret_cast<const uint8_t*>(job.indices);
+  ForEachRow(job.nest, [&](const size_t (&offsets)[3]) {
+    GatherElementsRow<kBounds, kBytes>(
+        reinterpret_cast<const Word<kBytes>*>(job.data + offsets[0]),
+        reinterpret_cast<const Index*>(indices + offsets[1]),
+        reinterpret_cast<Word<kBytes>*>(job.out + offsets[2]), job.nest.row, job.axis_size,
+        job.index_step, job.position_step, vector_ok);
+  });
+}
+
+template <class Index>
+struct Impl<IndexRangeKernel<Index>> {
+  static void Run(const IndexRangeKernel<Index>&, const typename IndexRangeKernel<Index>::Job& job) {
+    const hn::ScalableTag<Index> d;
+    const size_t lanes = hn::Lanes(d);
+    auto lo = hn::Zero(d), hi = hn::Zero(d);  // zero: tail padding, and s >= 1
+    const auto* base = reinterpret_cast<const uint8_t*>(job.indices);
+    ForEachRow(job.nest, [&](const size_t (&offsets)[1]) {
+      const Index* row = reinterpret_cast<const Index*>(base + offsets[0]);
+      size_t i = 0;
+      for (; i + lanes <= job.nest.row; i += lanes) {
+        const auto v = hn::LoadU(d, row + i);
+        lo = hn::Min(lo, v);
+        hi = hn::Max(hi, v);
+      }
+      if (i < job.nest.row) {
+        const auto v = LoadTail(d, row + i, job.nest.row - i);
+        lo = hn::Min(lo, v);
+        hi = hn::Max(hi, v);
+      }
+    });
+    *job.min = static_cast<int64_t>(hn::GetLane(hn::MinOfLanes(d, lo)));
+    *job.max = static_cast<int64_t>(hn::GetLane(hn::MaxOfLanes(d, hi)));
+  }
+};
+
+template <size_t kBytes, class Index>
+struct Impl<GatherElementsKernel<kBytes, Index>> {
+  static void Run(const GatherElementsKernel<kBytes, Index>&,
+                  const typename GatherElementsKernel<kBytes, Index>::Job& job) {
+    switch (job.bounds) {
+      case Bounds::kError:  // already checked: same loop as unchecked
+      case Bounds::kUnchecked:
+        return GatherElementsRows<Bounds::kUnchecked, kBytes, Index>(job);
+      case Bounds::kClamp:
+        return GatherElementsRows<Bounds::kClamp, kBytes, Index>(job);
+      case Bounds::kZero:
+        return GatherElementsRows<Bounds::kZero, kBytes, Index>(job);
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_GATHER_ELEMENTS_INL_H_

@@ -29,6 +29,27 @@ struct LoopNest {
   }
 };
 
+// Appends an outer loop of `count` iterations with byte strides `strides` (one
+// per view). A count of 1 adds nothing; a loop that continues the previous
+// one densely in every view merges into it.
+template <size_t K>
+void AppendLoop(LoopNest<K>& nest, size_t count, const size_t (&strides)[K]) {
+  if (count == 1) return;
+  if (nest.outer_rank > 0) {
+    const size_t last = nest.outer_rank - 1;
+    bool merges = true;
+    for (size_t k = 0; k < K; ++k) merges &= nest.stride[k][last] == count * strides[k];
+    if (merges) {
+      nest.count[last] *= count;
+      for (size_t k = 0; k < K; ++k) nest.stride[k][last] = strides[k];
+      return;
+    }
+  }
+  nest.count[nest.outer_rank] = count;
+  for (size_t k = 0; k < K; ++k) nest.stride[k][nest.outer_rank] = strides[k];
+  ++nest.outer_rank;
+}
+
 // `views` must all have `dims` (callers check shapes first).
 template <class... Views>
 LoopNest<sizeof...(Views)> MakeLoopNest(const Dims& dims, const Views&... views) {
@@ -63,23 +84,7 @@ LoopNest<sizeof...(Views)> MakeLoopNest(const Dims& dims, const Views&... views)
 
   // The remaining dimensions [0, i) become outer loops; merge neighbours that
   // are dense with respect to each other.
-  for (size_t j = 0; j < i; ++j) {
-    if (dims[j] == 1) continue;
-    const auto s = strides(j);
-    const size_t last = nest.outer_rank - 1;
-    bool merges = nest.outer_rank > 0;
-    for (size_t k = 0; merges && k < K; ++k) {
-      merges = nest.stride[k][last] == dims[j] * s.v[k];
-    }
-    if (merges) {
-      nest.count[last] *= dims[j];
-      for (size_t k = 0; k < K; ++k) nest.stride[k][last] = s.v[k];
-    } else {
-      nest.count[nest.outer_rank] = dims[j];
-      for (size_t k = 0; k < K; ++k) nest.stride[k][nest.outer_rank] = s.v[k];
-      ++nest.outer_rank;
-    }
-  }
+  for (size_t j = 0; j < i; ++j) AppendLoop(nest, dims[j], strides(j).v);
   return nest;
 }
 

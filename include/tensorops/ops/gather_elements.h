@@ -163,12 +163,9 @@ struct GatherElements {
     auto& nest = job.nest;
     nest.row = out.dim(rank - 1);
     for (size_t d = 0; d + 1 < rank; ++d) {
-      if (out.dim(d) == 1) continue;
-      nest.count[nest.outer_rank] = out.dim(d);
-      nest.stride[0][nest.outer_rank] = d == a ? 0 : data.StrideBytes(d);
-      nest.stride[1][nest.outer_rank] = indices.StrideBytes(d);
-      nest.stride[2][nest.outer_rank] = out.StrideBytes(d);
-      ++nest.outer_rank;
+      const size_t strides[3] = {d == a ? 0 : data.StrideBytes(d), indices.StrideBytes(d),
+                                 out.StrideBytes(d)};
+      AppendLoop(nest, out.dim(d), strides);
     }
     detail::RunKernel(GatherElementsKernel<sizeof(T), Index>{}, job);
   }

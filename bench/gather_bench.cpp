@@ -4,6 +4,7 @@
 // the default checked bounds and unchecked, against a plain loop.
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -92,6 +93,79 @@ void Register(const char* index_name) {
 const bool kRegistered = [] {
   Register<int32_t>("i32");
   Register<int64_t>("i64");
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench
+
+// Gather of whole rows (an embedding lookup): 16384 rows of 64 floats, 16384
+// random int64 indices; 4 MiB read and 4 MiB written, against memcpy of 4 MiB.
+namespace tensorops::bench {
+namespace {
+
+constexpr size_t kRows = 16384, kWidth = 64;
+
+struct RowProblem {
+  std::vector<float> table = std::vector<float>(kRows * kWidth, 1.0f);
+  std::vector<int64_t> indices = std::vector<int64_t>(kRows);
+  std::vector<float> out = std::vector<float>(kRows * kWidth);
+  RowProblem() {
+    std::mt19937 rng(11);
+    for (auto& k : indices) k = static_cast<int64_t>(rng() % kRows);
+  }
+};
+
+void SetRowRates(benchmark::State& state) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kRows * kWidth));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kRows * kWidth * 8));
+  state.counters["elements"] = static_cast<double>(kRows * kWidth);
+}
+
+void GatherRowsTensorops(benchmark::State& state, Bounds bounds) {
+  RowProblem p;
+  const Gather<int64_t> gather{.axis = 0, .bounds = bounds};
+  const TensorView<const float, Strided<2>> table(p.table.data(), {kRows, kWidth});
+  const TensorView<const int64_t, Strided<1>> indices(p.indices.data(), {kRows});
+  const TensorView<float, Strided<2>> out(p.out.data(), {kRows, kWidth});
+  for (auto _ : state) {
+    gather(table, indices, out);
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRowRates(state);
+}
+
+void GatherRowsPlain(benchmark::State& state) {
+  RowProblem p;
+  for (auto _ : state) {
+    for (size_t j = 0; j < kRows; ++j) {
+      std::memcpy(&p.out[j * kWidth], &p.table[static_cast<size_t>(p.indices[j]) * kWidth],
+                  kWidth * sizeof(float));
+    }
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  SetRowRates(state);
+}
+
+void GatherRowsMemcpy(benchmark::State& state) {
+  RowProblem p;
+  for (auto _ : state) {
+    std::memcpy(p.out.data(), p.table.data(), p.table.size() * sizeof(float));
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  SetRowRates(state);
+}
+
+const bool kRowsRegistered = [] {
+  benchmark::RegisterBenchmark("gather_rows64_f32/tensorops/16384", GatherRowsTensorops, Bounds::kError);
+  benchmark::RegisterBenchmark("gather_rows64_f32/tensorops_unchecked/16384", GatherRowsTensorops,
+                               Bounds::kUnchecked);
+  benchmark::RegisterBenchmark("gather_rows64_f32/plain/16384", GatherRowsPlain);
+  benchmark::RegisterBenchmark("gather_rows64_f32/memcpy/16384", GatherRowsMemcpy);
   return true;
 }();
 

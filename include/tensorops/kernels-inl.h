@@ -16,6 +16,7 @@
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/ops/convert-inl.h"
+#include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
 
 #if HWY_ONCE

@@ -45,6 +45,25 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
   for (size_t i = 0; i < count; ++i) p[i] = buffer[i];
 }
 
+// Copies n bytes with full vectors and one partial tail.
+HWY_INLINE void CopyBytesRow(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to,
+                             size_t n) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, from + i), d, to + i);
+  if (i < n) StoreTail(LoadTail(d, from + i, n - i), d, to + i, n - i);
+}
+
+// Sets n bytes to zero.
+HWY_INLINE void ZeroBytesRow(uint8_t* HWY_RESTRICT to, size_t n) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Zero(d), d, to + i);
+  for (; i < n; ++i) to[i] = 0;
+}
+
 // Calls row_fn(offsets) once per contiguous run of the nest, where offsets[k]
 // is the byte offset of the run in view k. Outer loops advance like an
 // odometer, so any number of them costs one loop.

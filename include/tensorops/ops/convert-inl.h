@@ -61,24 +61,12 @@ HWY_INLINE hn::Vec<hn::Rebind<To, DF>> NarrowFromF32(DF df, hn::Vec<DF> v) {
   }
 }
 
-template <class T>
-HWY_INLINE void CopyRow(const T* HWY_RESTRICT src, T* HWY_RESTRICT dst,
-                        size_t count) {
-  const hn::ScalableTag<uint8_t> d;
-  const size_t n = count * sizeof(T);
-  const auto* from = reinterpret_cast<const uint8_t*>(src);
-  auto* to = reinterpret_cast<uint8_t*>(dst);
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, from + i), d, to + i);
-  if (i < n) StoreTail(LoadTail(d, from + i, n - i), d, to + i, n - i);
-}
-
 template <class From, class To>
 HWY_INLINE void ConvertRow(const From* HWY_RESTRICT src, To* HWY_RESTRICT dst,
                            size_t count) {
   if constexpr (hwy::IsSame<From, To>()) {
-    CopyRow(src, dst, count);
+    CopyBytesRow(reinterpret_cast<const uint8_t*>(src), reinterpret_cast<uint8_t*>(dst),
+                 count * sizeof(From));
   } else {
     const hn::ScalableTag<float> df;
     const hn::Rebind<From, decltype(df)> d_from;

@@ -1,0 +1,148 @@
+// Gather along an axis (ONNX Gather-13; BNNSGather with 1-D indices).
+//
+// data has rank r, indices rank q >= 1, out rank q + r - 1 with dims
+//   data.dims[0, axis) ++ indices.dims ++ data.dims(axis, r)
+// and, with s = data.dim(axis),
+//   out[o..., j..., i...] = data[o..., k', i...]
+//   where k = indices[j...], k' = k < 0 ? k + s : k
+// Each index selects a whole slice data[o..., k', ...]; BNNS's 1-D indices are
+// q = 1. (BNNS's same-rank, element-wise form is GatherElements.) A scalar
+// index (q = 0) is a rank-1 index of one element with that dim of size 1.
+// Element type: any, moved as bytes; index type: int32 or int64. Bounds and
+// errors as GatherElements (ops/bounds.h). out must not overlap the inputs.
+// Kernels (for TENSOROPS_INSTANTIATE): GatherKernel<Index> and, for
+// Bounds::kError, IndexRangeKernel<Index>.
+#ifndef TENSOROPS_OPS_GATHER_H_
+#define TENSOROPS_OPS_GATHER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/loop_nest.h"
+#include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/bounds.h"
+#include "tensorops/ops/gather_elements.h"  // CheckIndices, IndexRangeKernel
+
+namespace tensorops {
+
+// The dispatch key. Slices are copied as bytes, so one kernel serves every
+// element type.
+template <class Index>
+struct GatherKernel {
+  struct Job {
+    const uint8_t* data;
+    const uint8_t* indices;
+    uint8_t* out;
+    LoopNest<2> outer;    // data dims before the axis: data, out
+    LoopNest<2> index;    // indices dims: indices, out; row = last index dim
+    LoopNest<2> slice;    // data dims after the axis: data, out; row in bytes
+    size_t index_stride;  // bytes between consecutive indices in a row
+    size_t out_step;      // out bytes between consecutive slices in a row
+    size_t axis_stride;   // data bytes per unit of index
+    int64_t axis_size;
+    Bounds bounds;
+  };
+};
+
+template <class Index>
+struct Gather {
+  static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
+                "Gather: indices are int32_t or int64_t");
+  int axis = 0;  // negative counts from the last dimension
+  Bounds bounds = Bounds::kError;
+
+  template <class S, Layout LD, class I, Layout LI, class O, Layout LO>
+  void operator()(const TensorView<S, LD>& data, const TensorView<I, LI>& indices,
+                  const TensorView<O, LO>& out) const {
+    using T = std::remove_const_t<S>;
+    static_assert(std::is_same_v<std::remove_const_t<I>, Index>,
+                  "Gather<Index>: the indices view must hold Index");
+    static_assert(std::is_same_v<O, T>, "Gather: out must be a mutable view of data's type");
+    constexpr const char* kOp = "Gather";
+    const size_t r = data.rank(), q = indices.rank();
+    const size_t a = detail::NormalizeAxis(axis, r, kOp);
+    if (out.rank() != q + r - 1) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": out has rank ", out.rank(),
+                   " but data rank ", r, " and indices rank ", q, " need ", q + r - 1);
+    }
+    // out dims = data.dims[0, a) ++ indices.dims ++ data.dims(a, r)
+    for (size_t d = 0; d < out.rank(); ++d) {
+      const bool from_indices = d >= a && d < a + q;
+      const size_t want = from_indices ? indices.dim(d - a) : data.dim(d < a ? d : d - q + 1);
+      if (out.dim(d) != want) {
+        detail::Fail(ErrorCode::kShapeMismatch, kOp, ": out dim[", d, "] = ", out.dim(d),
+                     " but ", from_indices ? "indices" : "data", " gives ", want,
+                     " (out dims ", out.dims(), ", data ", data.dims(), ", indices ",
+                     indices.dims(), ", axis ", a, ")");
+      }
+    }
+    if (detail::Overlaps(out, data) || detail::Overlaps(out, indices)) {
+      detail::Fail(ErrorCode::kAliasing, kOp, ": out overlaps data or indices");
+    }
+    if (out.IsEmpty()) return;
+    const auto s = static_cast<int64_t>(data.dim(a));
+    if (s == 0 && bounds != Bounds::kZero) {
+      detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data axis ", a,
+                   " is empty, so no index is valid");
+    }
+    const TensorView<const Index, LI> checked_indices = indices;
+    if (bounds == Bounds::kError) detail::CheckIndices(checked_indices, s, kOp);
+
+    typename GatherKernel<Index>::Job job{};
+    job.data = reinterpret_cast<const uint8_t*>(data.data());
+    job.indices = reinterpret_cast<const uint8_t*>(indices.data());
+    job.out = reinterpret_cast<uint8_t*>(out.data());
+    job.axis_stride = data.StrideBytes(a);
+    job.axis_size = s;
+    job.bounds = bounds;
+    job.outer.row = 1;
+    for (size_t d = 0; d < a; ++d) {
+      const size_t strides[2] = {data.StrideBytes(d), out.StrideBytes(d)};
+      AppendLoop(job.outer, data.dim(d), strides);
+    }
+    job.index.row = indices.dim(q - 1);
+    job.index_stride = indices.StrideBytes(q - 1);
+    job.out_step = out.StrideBytes(a + q - 1);
+    for (size_t d = 0; d + 1 < q; ++d) {
+      const size_t strides[2] = {indices.StrideBytes(d), out.StrideBytes(a + d)};
+      AppendLoop(job.index, indices.dim(d), strides);
+    }
+    job.slice = SliceNest(data, out, a, q, sizeof(T));
+    detail::RunKernel(GatherKernel<Index>{}, job);
+  }
+
+ private:
+  // Loops over data dims (a, r) and the matching out dims (a + q, ...), with
+  // the innermost dense run as the row, in bytes.
+  template <class D, class O>
+  static LoopNest<2> SliceNest(const D& data, const O& out, size_t a, size_t q, size_t elem) {
+    LoopNest<2> nest;
+    const size_t r = data.rank();
+    size_t row = elem;
+    size_t d = r;
+    // Merge trailing dims into the row while both views are dense there.
+    while (d > a + 1) {
+      const size_t dd = d - 1;
+      const size_t od = dd + q - 1;
+      const bool dense = data.StrideBytes(dd) == row && out.StrideBytes(od) == row;
+      if (!dense && data.dim(dd) != 1) break;
+      row *= data.dim(dd);
+      --d;
+    }
+    nest.row = row;
+    for (size_t dd = a + 1; dd < d; ++dd) {
+      const size_t strides[2] = {data.StrideBytes(dd), out.StrideBytes(dd + q - 1)};
+      AppendLoop(nest, data.dim(dd), strides);
+    }
+    return nest;
+  }
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_GATHER_H_

@@ -57,6 +57,23 @@ void Tensorops(benchmark::State& state, bool negative, Bounds bounds) {
   SetRates<Index>(state);
 }
 
+// Constant indices, analysed once (GatherElementsConstant).
+template <class Index>
+void TensoropsConstant(benchmark::State& state, bool negative) {
+  Problem<Index> p(negative);
+  const TensorView<const float, Strided<3>> data(p.data.data(), {kOuter, kSrc, kInner});
+  const TensorView<const Index, Strided<3>> indices(p.indices.data(), {kOuter, kIdx, kInner});
+  const TensorView<float, Strided<3>> out(p.out.data(), {kOuter, kIdx, kInner});
+  const GatherElementsConstant<Index> gather(data.dims(), indices, 1);
+  for (auto _ : state) {
+    gather(data, out);
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRates<Index>(state);
+}
+
 // Simd's documented loop, written plainly.
 template <class Index>
 void Plain(benchmark::State& state, bool negative) {
@@ -86,6 +103,8 @@ void Register(const char* index_name) {
                                  Bounds::kError);
     benchmark::RegisterBenchmark((op + "/tensorops_unchecked/" + c).c_str(), Tensorops<Index>,
                                  negative, Bounds::kUnchecked);
+    benchmark::RegisterBenchmark((op + "/tensorops_constant/" + c).c_str(),
+                                 TensoropsConstant<Index>, negative);
     benchmark::RegisterBenchmark((op + "/plain/" + c).c_str(), Plain<Index>, negative);
   }
 }

@@ -18,5 +18,6 @@
 #include "tensorops/ops/convert.h"
 #include "tensorops/ops/gather.h"
 #include "tensorops/ops/gather_elements.h"
+#include "tensorops/ops/gather_elements_constant.h"
 
 #endif  // TENSOROPS_API_H_

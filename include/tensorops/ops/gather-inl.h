@@ -40,11 +40,11 @@ constexpr size_t kPrefetchDistance = 16;
 
 template <Bounds kBounds, class Index>
 HWY_INLINE void GatherSlices(const typename GatherKernel<Index>::Job& job) {
-  ForEachRow(job.outer, [&](const size_t (&outer)[2]) {
+  ForEachRow(job.outer, [&](const size_t (&outer)[3]) {
     const uint8_t* data = job.data + outer[0];
     uint8_t* out = job.out + outer[1];
     ForEachRow(job.index, [&](const size_t (&position)[2]) {
-      const uint8_t* indices = job.indices + position[0];
+      const uint8_t* indices = job.indices + outer[2] + position[0];
       uint8_t* to = out + position[1];
       for (size_t j = 0; j < job.index.row; ++j) {
         // Slices are read in index order, which is random: ask for the slice

@@ -38,7 +38,10 @@ struct GatherKernel {
     const uint8_t* data;
     const uint8_t* indices;
     uint8_t* out;
-    LoopNest<2> outer;    // data dims before the axis: data, out
+    // Data dims before the axis: data, out, indices (the indices stride is 0
+    // for Gather; GatherElementsConstant uses it for one index row per outer
+    // position).
+    LoopNest<3> outer;
     LoopNest<2> index;    // indices dims: indices, out; row = last index dim
     LoopNest<2> slice;    // data dims after the axis: data, out; row in bytes
     size_t index_stride;  // bytes between consecutive indices in a row
@@ -100,9 +103,9 @@ struct Gather {
     job.axis_stride = data.StrideBytes(a);
     job.axis_size = s;
     job.bounds = bounds;
-    job.outer.row = 1;
+    job.outer.row = 1;  // a nest of outer loops only: one visit per position
     for (size_t d = 0; d < a; ++d) {
-      const size_t strides[2] = {data.StrideBytes(d), out.StrideBytes(d)};
+      const size_t strides[3] = {data.StrideBytes(d), out.StrideBytes(d), 0};
       AppendLoop(job.outer, data.dim(d), strides);
     }
     job.index.row = indices.dim(q - 1);
@@ -112,36 +115,36 @@ struct Gather {
       const size_t strides[2] = {indices.StrideBytes(d), out.StrideBytes(a + d)};
       AppendLoop(job.index, indices.dim(d), strides);
     }
-    job.slice = SliceNest(data, out, a, q, sizeof(T));
+    job.slice = GatherSliceNest(data, out, a, q, sizeof(T));
     detail::RunKernel(GatherKernel<Index>{}, job);
   }
-
- private:
-  // Loops over data dims (a, r) and the matching out dims (a + q, ...), with
-  // the innermost dense run as the row, in bytes.
-  template <class D, class O>
-  static LoopNest<2> SliceNest(const D& data, const O& out, size_t a, size_t q, size_t elem) {
-    LoopNest<2> nest;
-    const size_t r = data.rank();
-    size_t row = elem;
-    size_t d = r;
-    // Merge trailing dims into the row while both views are dense there.
-    while (d > a + 1) {
-      const size_t dd = d - 1;
-      const size_t od = dd + q - 1;
-      const bool dense = data.StrideBytes(dd) == row && out.StrideBytes(od) == row;
-      if (!dense && data.dim(dd) != 1) break;
-      row *= data.dim(dd);
-      --d;
-    }
-    nest.row = row;
-    for (size_t dd = a + 1; dd < d; ++dd) {
-      const size_t strides[2] = {data.StrideBytes(dd), out.StrideBytes(dd + q - 1)};
-      AppendLoop(nest, data.dim(dd), strides);
-    }
-    return nest;
-  }
 };
+
+// Loops over the slice dims after the axis: data dims (a, r) and the matching
+// out dims (a + q, ...), extents from out, the innermost dense run as the
+// row, in bytes.
+template <class D, class O>
+LoopNest<2> GatherSliceNest(const D& data, const O& out, size_t a, size_t q, size_t elem) {
+  LoopNest<2> nest;
+  const size_t r = data.rank();
+  size_t row = elem;
+  size_t d = r;
+  // Merge trailing dims into the row while both views are dense there.
+  while (d > a + 1) {
+    const size_t dd = d - 1;
+    const size_t od = dd + q - 1;
+    const bool dense = data.StrideBytes(dd) == row && out.StrideBytes(od) == row;
+    if (!dense && out.dim(od) != 1) break;
+    row *= out.dim(od);
+    --d;
+  }
+  nest.row = row;
+  for (size_t dd = a + 1; dd < d; ++dd) {
+    const size_t strides[2] = {data.StrideBytes(dd), out.StrideBytes(dd + q - 1)};
+    AppendLoop(nest, out.dim(dd + q - 1), strides);
+  }
+  return nest;
+}
 
 }  // namespace tensorops
 

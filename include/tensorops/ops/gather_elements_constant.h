@@ -1,0 +1,158 @@
+// GatherElementsConstant: GatherElements with indices fixed once (model
+// constants), like Simd's indexConst / SetIndex.
+//
+// Construction validates the indices against the data dims once (throwing
+// as GatherElements with Bounds::kError would), wraps negative indices and
+// keeps a dense copy, and looks for a pattern with a faster path:
+//   kSlices   every index is constant across the dims after the axis, so
+//             out[o, c, i...] = data[o, k(o, c), i...] copies whole slices
+//             (contiguous rows), like Gather with one index row per outer
+//             position; the copy keeps one index per slice.
+//   kGeneral  anything else: the element-wise kernel without checks.
+// Calls then skip all index checks. InternalBufferSize() is the memory the
+// object owns. Thread-safe to call concurrently on different data.
+#ifndef TENSOROPS_OPS_GATHER_ELEMENTS_CONSTANT_H_
+#define TENSOROPS_OPS_GATHER_ELEMENTS_CONSTANT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/gather.h"
+#include "tensorops/ops/gather_elements.h"
+
+namespace tensorops {
+
+template <class Index>
+class GatherElementsConstant {
+ public:
+  enum class Pattern : uint8_t { kGeneral, kSlices };
+
+  template <Layout L>
+  GatherElementsConstant(const Dims& data_dims, const TensorView<const Index, L>& indices,
+                         int axis)
+      : data_dims_(data_dims), dims_(indices.dims()) {
+    constexpr const char* kOp = "GatherElementsConstant";
+    if (data_dims.size() != dims_.size()) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": data has rank ", data_dims.size(),
+                   " but indices has rank ", dims_.size());
+    }
+    axis_ = detail::NormalizeAxis(axis, dims_.size(), kOp);
+    for (size_t d = 0; d < dims_.size(); ++d) {
+      if (d != axis_ && dims_[d] > data_dims[d]) {
+        detail::Fail(ErrorCode::kShapeMismatch, kOp, ": indices dim[", d, "] = ", dims_[d],
+                     " exceeds data dim[", d, "] = ", data_dims[d]);
+      }
+    }
+    const auto s = static_cast<int64_t>(data_dims[axis_]);
+    if (!indices.IsEmpty()) {
+      if (s == 0) {
+        detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data axis ", axis_,
+                     " is empty, so no index is valid");
+      }
+      detail::CheckIndices(indices, s, kOp);
+    }
+    // Dense, wrapped copy, in the order of the dims.
+    normalized_.reserve(indices.ElementCount());
+    Extents position = dims_;
+    for (size_t& p : position) p = 0;
+    if (!indices.IsEmpty()) {
+      for (;;) {
+        const Index k = indices.at(position);
+        normalized_.push_back(static_cast<Index>(k < 0 ? k + s : k));
+        size_t d = dims_.size();
+        while (d > 0 && ++position[d - 1] == dims_[d - 1]) position[--d] = 0;
+        if (d == 0) break;
+      }
+    }
+    DetectSlices();
+  }
+
+  Pattern pattern() const { return pattern_; }
+
+  // Bytes owned: the normalised indices, or one index per slice.
+  size_t InternalBufferSize() const {
+    return (normalized_.capacity() + per_slice_.capacity()) * sizeof(Index);
+  }
+
+  template <class S, Layout LD, class O, Layout LO>
+  void operator()(const TensorView<S, LD>& data, const TensorView<O, LO>& out) const {
+    using T = std::remove_const_t<S>;
+    static_assert(std::is_same_v<O, T>, "GatherElementsConstant: out must be a mutable view of data's type");
+    constexpr const char* kOp = "GatherElementsConstant";
+    if (!(data.dims() == data_dims_)) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": data dims ", data.dims(),
+                   " differ from the dims ", data_dims_, " the indices were checked for");
+    }
+    if (!(out.dims() == dims_)) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": out dims ", out.dims(),
+                   " differ from the indices dims ", dims_);
+    }
+    if (detail::Overlaps(out, data)) {
+      detail::Fail(ErrorCode::kAliasing, kOp, ": out overlaps data");
+    }
+    if (out.IsEmpty()) return;
+    if (pattern_ == Pattern::kGeneral) {
+      const TensorView<const Index, Strided<>> indices(normalized_.data(), dims_);
+      GatherElements<Index>{.axis = static_cast<int>(axis_), .bounds = Bounds::kUnchecked}(
+          data, indices, out);
+      return;
+    }
+    // kSlices: a Gather whose index row changes with the outer position.
+    typename GatherKernel<Index>::Job job{};
+    job.data = reinterpret_cast<const uint8_t*>(data.data());
+    job.indices = reinterpret_cast<const uint8_t*>(per_slice_.data());
+    job.out = reinterpret_cast<uint8_t*>(out.data());
+    job.axis_stride = data.StrideBytes(axis_);
+    job.axis_size = static_cast<int64_t>(data_dims_[axis_]);
+    job.bounds = Bounds::kUnchecked;
+    job.outer.row = 1;  // a nest of outer loops only: one visit per position
+    // per_slice_ is dense over dims [0, axis]: its stride for dim d < axis is
+    // the product of dims (d, axis] times the index size.
+    for (size_t d = 0; d < axis_; ++d) {
+      size_t index_stride = sizeof(Index);
+      for (size_t e = d + 1; e <= axis_; ++e) index_stride *= dims_[e];
+      const size_t strides[3] = {data.StrideBytes(d), out.StrideBytes(d), index_stride};
+      AppendLoop(job.outer, dims_[d], strides);
+    }
+    job.index.row = dims_[axis_];
+    job.index_stride = sizeof(Index);
+    job.out_step = out.StrideBytes(axis_);
+    job.slice = GatherSliceNest(data, out, axis_, 1, sizeof(T));
+    detail::RunKernel(GatherKernel<Index>{}, job);
+  }
+
+ private:
+  // kSlices when every index is constant across the dims after the axis.
+  void DetectSlices() {
+    size_t inner = 1;
+    for (size_t d = axis_ + 1; d < dims_.size(); ++d) inner *= dims_[d];
+    if (normalized_.empty() || inner == 1) return;  // nothing to gain
+    const size_t slices = normalized_.size() / inner;
+    for (size_t i = 0; i < slices; ++i) {
+      for (size_t j = 1; j < inner; ++j) {
+        if (normalized_[i * inner + j] != normalized_[i * inner]) return;
+      }
+    }
+    per_slice_.resize(slices);
+    for (size_t i = 0; i < slices; ++i) per_slice_[i] = normalized_[i * inner];
+    normalized_.clear();
+    normalized_.shrink_to_fit();
+    pattern_ = Pattern::kSlices;
+  }
+
+  Dims data_dims_;
+  Dims dims_;
+  size_t axis_ = 0;
+  std::vector<Index> normalized_;
+  std::vector<Index> per_slice_;
+  Pattern pattern_ = Pattern::kGeneral;
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_GATHER_ELEMENTS_CONSTANT_H_

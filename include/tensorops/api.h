@@ -19,5 +19,6 @@
 #include "tensorops/ops/gather.h"
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"
+#include "tensorops/ops/gather_nd.h"
 
 #endif  // TENSOROPS_API_H_

@@ -18,6 +18,7 @@
 #include "tensorops/ops/convert-inl.h"
 #include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
+#include "tensorops/ops/gather_nd-inl.h"
 
 #if HWY_ONCE
 #include "tensorops/detail/dispatch_table.h"

@@ -115,33 +115,33 @@ struct Gather {
       const size_t strides[2] = {indices.StrideBytes(d), out.StrideBytes(a + d)};
       AppendLoop(job.index, indices.dim(d), strides);
     }
-    job.slice = GatherSliceNest(data, out, a, q, sizeof(T));
+    job.slice = GatherSliceNest(data, a + 1, out, a + q, sizeof(T));
     detail::RunKernel(GatherKernel<Index>{}, job);
   }
 };
 
-// Loops over the slice dims after the axis: data dims (a, r) and the matching
-// out dims (a + q, ...), extents from out, the innermost dense run as the
-// row, in bytes.
+// Loops over a slice: data dims [data_first, r) and the out dims from
+// out_first on, extents from out, the innermost dense run as the row, in
+// bytes. Shared by Gather, GatherND and GatherElementsConstant.
 template <class D, class O>
-LoopNest<2> GatherSliceNest(const D& data, const O& out, size_t a, size_t q, size_t elem) {
+LoopNest<2> GatherSliceNest(const D& data, size_t data_first, const O& out, size_t out_first,
+                            size_t elem) {
   LoopNest<2> nest;
   const size_t r = data.rank();
   size_t row = elem;
-  size_t d = r;
-  // Merge trailing dims into the row while both views are dense there.
-  while (d > a + 1) {
-    const size_t dd = d - 1;
-    const size_t od = dd + q - 1;
-    const bool dense = data.StrideBytes(dd) == row && out.StrideBytes(od) == row;
+  size_t d = r;  // data dims [d, r) are merged into the row
+  while (d > data_first) {
+    const size_t od = d - 1 - data_first + out_first;
+    const bool dense = data.StrideBytes(d - 1) == row && out.StrideBytes(od) == row;
     if (!dense && out.dim(od) != 1) break;
     row *= out.dim(od);
     --d;
   }
   nest.row = row;
-  for (size_t dd = a + 1; dd < d; ++dd) {
-    const size_t strides[2] = {data.StrideBytes(dd), out.StrideBytes(dd + q - 1)};
-    AppendLoop(nest, out.dim(dd + q - 1), strides);
+  for (size_t dd = data_first; dd < d; ++dd) {
+    const size_t od = dd - data_first + out_first;
+    const size_t strides[2] = {data.StrideBytes(dd), out.StrideBytes(od)};
+    AppendLoop(nest, out.dim(od), strides);
   }
   return nest;
 }

@@ -122,7 +122,7 @@ class GatherElementsConstant {
     job.index.row = dims_[axis_];
     job.index_stride = sizeof(Index);
     job.out_step = out.StrideBytes(axis_);
-    job.slice = GatherSliceNest(data, out, axis_, 1, sizeof(T));
+    job.slice = GatherSliceNest(data, axis_ + 1, out, axis_ + 1, sizeof(T));
     detail::RunKernel(GatherKernel<Index>{}, job);
   }
 

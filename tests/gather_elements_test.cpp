@@ -9,6 +9,7 @@
 #include <tensorops/tensorops.h>
 
 #include "support/catch.h"
+#include "support/expect_error.h"
 #include "support/random.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
@@ -119,18 +120,6 @@ TEST_CASE("GatherElements: the Simd example and ONNX's gather_elements_0", "[gat
   CHECK(out[1] == 1);
   CHECK(out[2] == 4);
   CHECK(out[3] == 3);
-}
-
-template <class Make>
-std::string ErrorOf(ErrorCode code, const Make& make) {
-  try {
-    make();
-  } catch (const Error& e) {
-    CHECK(e.code() == code);
-    return e.what();
-  }
-  FAIL("no error");
-  return "";
 }
 
 TEST_CASE("GatherElements errors leave the output untouched", "[gather]") {

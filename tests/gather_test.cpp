@@ -9,6 +9,7 @@
 #include <tensorops/tensorops.h>
 
 #include "support/catch.h"
+#include "support/expect_error.h"
 #include "support/random.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
@@ -103,18 +104,6 @@ TEST_CASE("Gather along an axis, every element size and index type", "[gather]")
   CheckAllCases<uint8_t, int32_t>();
   CheckAllCases<hwy::float16_t, int64_t>();
   CheckAllCases<int64_t, int32_t>();
-}
-
-template <class Make>
-std::string ErrorOf(ErrorCode code, const Make& make) {
-  try {
-    make();
-  } catch (const Error& e) {
-    CHECK(e.code() == code);
-    return e.what();
-  }
-  FAIL("no error");
-  return "";
 }
 
 TEST_CASE("Gather errors leave the output untouched", "[gather]") {

@@ -8,6 +8,7 @@
 #include <tensorops/api.h>
 
 #include "support/catch.h"
+#include "support/expect_error.h"
 
 namespace tensorops {
 namespace {
@@ -76,14 +77,8 @@ TEST_CASE("Strided views of any rank", "[layout]") {
 // Expects `make` to throw an Error with `code` whose message contains `text`.
 template <class Make>
 void ExpectError(ErrorCode code, const std::string& text, const Make& make) {
-  try {
-    make();
-    FAIL("no error; expected: " << text);
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).find(text) != std::string::npos);
-  }
+  const std::string message = test::ErrorOf(code, make);
+  CHECK(message.find(text) != std::string::npos);
 }
 
 TEST_CASE("Malformed dims and pitches are named errors", "[layout]") {

@@ -102,6 +102,24 @@ constexpr size_t AlignUp(size_t value, size_t alignment, const char* what) {
   return rem == 0 ? value : CheckedAdd(value, alignment - rem, what);
 }
 
+// Advances `index` to the next index of `dims` in row-major order (last
+// dimension fastest); false after the last one, with `index` back at zero.
+// `upto` limits the walk to dims [0, upto), for walks over rows.
+constexpr bool NextIndex(Extents& index, const Dims& dims, size_t upto) {
+  for (size_t d = upto; d-- > 0;) {
+    if (++index[d] < dims[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+// An index of zeros with the rank of dims.
+constexpr Extents ZeroIndex(const Dims& dims) {
+  Extents index = dims;
+  for (size_t& i : index) i = 0;
+  return index;
+}
+
 // The product of all dims; the element count of a tensor.
 constexpr size_t CheckedProduct(const Dims& dims, const char* what) {
   size_t n = 1;

@@ -77,15 +77,9 @@ HWY_INLINE void GatherSlices(const typename GatherKernel<Index>::Job& job) {
 template <class Index>
 struct Impl<GatherKernel<Index>> {
   static void Run(const GatherKernel<Index>&, const typename GatherKernel<Index>::Job& job) {
-    switch (job.bounds) {
-      case Bounds::kError:  // already checked: same loop as unchecked
-      case Bounds::kUnchecked:
-        return GatherSlices<Bounds::kUnchecked, Index>(job);
-      case Bounds::kClamp:
-        return GatherSlices<Bounds::kClamp, Index>(job);
-      case Bounds::kZero:
-        return GatherSlices<Bounds::kZero, Index>(job);
-    }
+    WithBoundsPolicy(job.bounds, [&](auto policy) {
+      GatherSlices<decltype(policy)::kValue, Index>(job);
+    });
   }
 };
 

@@ -29,6 +29,27 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <size_t kBytes>
 using Word = hwy::UnsignedFromSize<kBytes>;
 
+// Calls fn(BoundsTag<policy>{}) with the policy as a compile-time value, so
+// that each kernel's loop is instantiated per policy without a branch on it.
+// kError runs the unchecked loop: its check ran before the kernel.
+template <Bounds kPolicy>
+struct BoundsTag {
+  static constexpr Bounds kValue = kPolicy;
+};
+
+template <class Fn>
+HWY_INLINE void WithBoundsPolicy(Bounds bounds, const Fn& fn) {
+  switch (bounds) {
+    case Bounds::kError:
+    case Bounds::kUnchecked:
+      return fn(BoundsTag<Bounds::kUnchecked>{});
+    case Bounds::kClamp:
+      return fn(BoundsTag<Bounds::kClamp>{});
+    case Bounds::kZero:
+      return fn(BoundsTag<Bounds::kZero>{});
+  }
+}
+
 // One index, resolved by the policy: returns false when the element is zero.
 template <Bounds kBounds, class Index>
 HWY_INLINE bool ResolveIndex(Index k, int64_t s, int64_t& j) {
@@ -211,15 +232,9 @@ template <size_t kBytes, class Index>
 struct Impl<GatherElementsKernel<kBytes, Index>> {
   static void Run(const GatherElementsKernel<kBytes, Index>&,
                   const typename GatherElementsKernel<kBytes, Index>::Job& job) {
-    switch (job.bounds) {
-      case Bounds::kError:  // already checked: same loop as unchecked
-      case Bounds::kUnchecked:
-        return GatherElementsRows<Bounds::kUnchecked, kBytes, Index>(job);
-      case Bounds::kClamp:
-        return GatherElementsRows<Bounds::kClamp, kBytes, Index>(job);
-      case Bounds::kZero:
-        return GatherElementsRows<Bounds::kZero, kBytes, Index>(job);
-    }
+    WithBoundsPolicy(job.bounds, [&](auto policy) {
+      GatherElementsRows<decltype(policy)::kValue, kBytes, Index>(job);
+    });
   }
 };
 

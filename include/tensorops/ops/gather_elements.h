@@ -74,9 +74,8 @@ void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const ch
   if (lowest >= -s && highest < s) return;
   const size_t rank = indices.rank();
   const size_t row = indices.dim(rank - 1);
-  Extents position = indices.dims();
-  for (size_t& p : position) p = 0;
-  for (;;) {
+  Extents position = ZeroIndex(indices.dims());
+  do {
     position[rank - 1] = 0;
     const Index* values = &indices.at(position);
     Index lo = 0, hi = 0;
@@ -94,14 +93,7 @@ void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const ch
         }
       }
     }
-    size_t d = rank - 1;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++position[d] < indices.dim(d)) break;
-      position[d] = 0;
-    }
-  }
+  } while (NextIndex(position, indices.dims(), rank - 1));
 }
 
 }  // namespace detail

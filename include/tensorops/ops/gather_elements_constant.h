@@ -58,16 +58,12 @@ class GatherElementsConstant {
     }
     // Dense, wrapped copy, in the order of the dims.
     normalized_.reserve(indices.ElementCount());
-    Extents position = dims_;
-    for (size_t& p : position) p = 0;
+    Extents position = detail::ZeroIndex(dims_);
     if (!indices.IsEmpty()) {
-      for (;;) {
+      do {
         const Index k = indices.at(position);
         normalized_.push_back(static_cast<Index>(k < 0 ? k + s : k));
-        size_t d = dims_.size();
-        while (d > 0 && ++position[d - 1] == dims_[d - 1]) position[--d] = 0;
-        if (d == 0) break;
-      }
+      } while (detail::NextIndex(position, dims_, dims_.size()));
     }
     DetectSlices();
   }

@@ -40,15 +40,9 @@ HWY_INLINE void GatherNdTuples(const typename GatherNdKernel<Index>::Job& job) {
 template <class Index>
 struct Impl<GatherNdKernel<Index>> {
   static void Run(const GatherNdKernel<Index>&, const typename GatherNdKernel<Index>::Job& job) {
-    switch (job.bounds) {
-      case Bounds::kError:  // already checked: same loop as unchecked
-      case Bounds::kUnchecked:
-        return GatherNdTuples<Bounds::kUnchecked, Index>(job);
-      case Bounds::kClamp:
-        return GatherNdTuples<Bounds::kClamp, Index>(job);
-      case Bounds::kZero:
-        return GatherNdTuples<Bounds::kZero, Index>(job);
-    }
+    WithBoundsPolicy(job.bounds, [&](auto policy) {
+      GatherNdTuples<decltype(policy)::kValue, Index>(job);
+    });
   }
 };
 

@@ -133,9 +133,8 @@ struct GatherNd {
   template <class I, Layout LI>
   static void CheckTuples(const TensorView<I, LI>& indices, const int64_t* s, const char* op) {
     const size_t q = indices.rank();
-    Extents position = indices.dims();
-    for (size_t& p : position) p = 0;
-    for (;;) {
+    Extents position = detail::ZeroIndex(indices.dims());
+    do {
       const auto k = static_cast<int64_t>(indices.at(position));
       const int64_t st = s[position[q - 1]];
       if (k < -st || k >= st) {
@@ -143,10 +142,7 @@ struct GatherNd {
                      " of indices ", indices.dims(), " is outside [", -st, ", ", st - 1,
                      "] (coordinate ", position[q - 1], ")");
       }
-      size_t d = q;
-      while (d > 0 && ++position[d - 1] == indices.dim(d - 1)) position[--d] = 0;
-      if (d == 0) return;
-    }
+    } while (detail::NextIndex(position, indices.dims(), q));
   }
 };
 

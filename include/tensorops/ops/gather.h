@@ -84,15 +84,10 @@ struct Gather {
                      indices.dims(), ", axis ", a, ")");
       }
     }
-    if (detail::Overlaps(out, data) || detail::Overlaps(out, indices)) {
-      detail::Fail(ErrorCode::kAliasing, kOp, ": out overlaps data or indices");
-    }
+    detail::CheckGatherNoOverlap(out, data, indices, kOp);
     if (out.IsEmpty()) return;
+    detail::CheckCanIndex(data.dim(a), a, bounds, kOp);
     const auto s = static_cast<int64_t>(data.dim(a));
-    if (s == 0 && bounds != Bounds::kZero) {
-      detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data axis ", a,
-                   " is empty, so no index is valid");
-    }
     const TensorView<const Index, LI> checked_indices = indices;
     if (bounds == Bounds::kError) detail::CheckIndices(checked_indices, s, kOp);
 

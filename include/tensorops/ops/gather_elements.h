@@ -61,6 +61,21 @@ struct IndexRangeKernel {
 
 namespace detail {
 
+// The gather family's common checks. An output may not overlap an input;
+// an empty data dimension cannot be indexed unless the policy zero-fills.
+template <class O, class D, class I>
+void CheckGatherNoOverlap(const O& out, const D& data, const I& indices, const char* op) {
+  if (Overlaps(out, data) || Overlaps(out, indices)) {
+    Fail(ErrorCode::kAliasing, op, ": out overlaps data or indices");
+  }
+}
+
+inline void CheckCanIndex(size_t dim_size, size_t dim, Bounds bounds, const char* op) {
+  if (dim_size == 0 && bounds != Bounds::kZero) {
+    Fail(ErrorCode::kIndexOutOfRange, op, ": data dim[", dim, "] is empty, so no index is valid");
+  }
+}
+
 // Throws kIndexOutOfRange for the first index outside [-s, s-1] (s >= 1),
 // naming its position and value. Runs before any write: a vectorised min/max
 // pass decides, and only a failing check walks the indices again to find the
@@ -127,15 +142,10 @@ struct GatherElements {
                      " (only the axis ", a, " may differ)");
       }
     }
-    if (detail::Overlaps(out, data) || detail::Overlaps(out, indices)) {
-      detail::Fail(ErrorCode::kAliasing, kOp, ": out overlaps data or indices");
-    }
+    detail::CheckGatherNoOverlap(out, data, indices, kOp);
     if (out.IsEmpty()) return;
+    detail::CheckCanIndex(data.dim(a), a, bounds, kOp);
     const auto s = static_cast<int64_t>(data.dim(a));
-    if (s == 0 && bounds != Bounds::kZero) {
-      detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data axis ", a,
-                   " is empty, so no index is valid");
-    }
     const TensorView<const Index, LI> checked_indices = indices;
     if (bounds == Bounds::kError) detail::CheckIndices(checked_indices, s, kOp);
 

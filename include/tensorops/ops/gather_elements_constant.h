@@ -50,10 +50,7 @@ class GatherElementsConstant {
     }
     const auto s = static_cast<int64_t>(data_dims[axis_]);
     if (!indices.IsEmpty()) {
-      if (s == 0) {
-        detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data axis ", axis_,
-                     " is empty, so no index is valid");
-      }
+      detail::CheckCanIndex(data_dims[axis_], axis_, Bounds::kError, kOp);
       detail::CheckIndices(indices, s, kOp);
     }
     // Dense, wrapped copy, in the order of the dims.

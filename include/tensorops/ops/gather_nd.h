@@ -25,7 +25,8 @@
 #include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/bounds.h"
-#include "tensorops/ops/gather.h"  // GatherSliceNest
+#include "tensorops/ops/gather.h"           // GatherSliceNest
+#include "tensorops/ops/gather_elements.h"  // CheckGatherNoOverlap, CheckCanIndex
 
 namespace tensorops {
 
@@ -93,18 +94,13 @@ struct GatherNd {
                      ", indices ", indices.dims(), ", batch_dims ", b, ")");
       }
     }
-    if (detail::Overlaps(out, data) || detail::Overlaps(out, indices)) {
-      detail::Fail(ErrorCode::kAliasing, kOp, ": out overlaps data or indices");
-    }
+    detail::CheckGatherNoOverlap(out, data, indices, kOp);
     if (out.IsEmpty()) return;
     typename GatherNdKernel<Index>::Job job{};
     for (size_t t = 0; t < m; ++t) {
       job.axis_size[t] = static_cast<int64_t>(data.dim(b + t));
       job.axis_stride[t] = data.StrideBytes(b + t);
-      if (job.axis_size[t] == 0 && bounds != Bounds::kZero) {
-        detail::Fail(ErrorCode::kIndexOutOfRange, kOp, ": data dim[", b + t,
-                     "] is empty, so no index is valid");
-      }
+      detail::CheckCanIndex(data.dim(b + t), b + t, bounds, kOp);
     }
     if (bounds == Bounds::kError) CheckTuples(indices, job.axis_size, kOp);
 

@@ -97,7 +97,10 @@ std::string PlannedIssue(const std::string& op) {
       {"Softmax", "4"}, {"LogSoftmax", "4"}, {"LRN", "4"}, {"Abs", "3"}, {"Neg", "3"},
       {"Exp", "3"}, {"Log", "3"}, {"Sqrt", "3"}, {"Tanh", "3"}, {"Erf", "3"}, {"Ceil", "3"},
       {"Floor", "3"}, {"Reciprocal", "3"}, {"Not", "3"}, {"Sum", "3"}, {"Max", "3"},
-      {"Min", "3"}, {"Mul", "3"}, {"Transpose", "6"}, {"DepthToSpace", "6"},
+      {"Min", "3"}, {"Mul", "3"}, {"Add", "3"}, {"Sub", "3"}, {"Div", "3"}, {"Sin", "3"},
+      {"Cos", "3"}, {"Round", "3"}, {"Sign", "3"}, {"Relu", "3"}, {"LeakyRelu", "3"},
+      {"Sigmoid", "3"}, {"Softplus", "3"}, {"Elu", "3"}, {"HardSigmoid", "3"},
+      {"HardSwish", "3"}, {"Clip", "3"}, {"Transpose", "6"}, {"DepthToSpace", "6"},
       {"SpaceToDepth", "6"}, {"Gemm", "7"}, {"MatMul", "7"}};
   const auto it = planned.find(op);
   return it == planned.end() ? "" : it->second;

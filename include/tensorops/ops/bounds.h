@@ -3,6 +3,7 @@
 #ifndef TENSOROPS_OPS_BOUNDS_H_
 #define TENSOROPS_OPS_BOUNDS_H_
 
+#include <concepts>
 #include <cstdint>
 
 namespace tensorops {
@@ -19,6 +20,10 @@ enum class Bounds : uint8_t {
   // indices). An out-of-range index then reads outside the data view.
   kUnchecked,
 };
+
+// The index types the gather family accepts.
+template <class Index>
+concept IndexType = std::same_as<Index, int32_t> || std::same_as<Index, int64_t>;
 
 constexpr const char* BoundsName(Bounds bounds) {
   switch (bounds) {

@@ -52,10 +52,8 @@ struct GatherKernel {
   };
 };
 
-template <class Index>
+template <IndexType Index>
 struct Gather {
-  static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
-                "Gather: indices are int32_t or int64_t");
   int axis = 0;  // negative counts from the last dimension
   Bounds bounds = Bounds::kError;
 

@@ -93,19 +93,12 @@ void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const ch
   do {
     position[rank - 1] = 0;
     const Index* values = &indices.at(position);
-    Index lo = 0, hi = 0;
     for (size_t j = 0; j < row; ++j) {
-      lo = values[j] < lo ? values[j] : lo;
-      hi = values[j] > hi ? values[j] : hi;
-    }
-    if (lo < -s || hi >= s) {
-      for (size_t j = 0; j < row; ++j) {
-        if (values[j] < -s || values[j] >= s) {
-          position[rank - 1] = j;
-          Fail(ErrorCode::kIndexOutOfRange, op, ": index ", static_cast<int64_t>(values[j]),
-               " at position ", position, " of indices ", indices.dims(),
-               " is outside [", -s, ", ", s - 1, "]");
-        }
+      if (values[j] < -s || values[j] >= s) {
+        position[rank - 1] = j;
+        Fail(ErrorCode::kIndexOutOfRange, op, ": index ", static_cast<int64_t>(values[j]),
+             " at position ", position, " of indices ", indices.dims(), " is outside [", -s,
+             ", ", s - 1, "]");
       }
     }
   } while (NextIndex(position, indices.dims(), rank - 1));
@@ -113,10 +106,8 @@ void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const ch
 
 }  // namespace detail
 
-template <class Index>
+template <IndexType Index>
 struct GatherElements {
-  static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
-                "GatherElements: indices are int32_t or int64_t");
   int axis = 0;  // negative counts from the last dimension
   Bounds bounds = Bounds::kError;
 

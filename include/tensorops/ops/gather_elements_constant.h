@@ -27,7 +27,7 @@
 
 namespace tensorops {
 
-template <class Index>
+template <IndexType Index>
 class GatherElementsConstant {
  public:
   enum class Pattern : uint8_t { kGeneral, kSlices };

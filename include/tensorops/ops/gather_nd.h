@@ -48,10 +48,8 @@ struct GatherNdKernel {
   };
 };
 
-template <class Index>
+template <IndexType Index>
 struct GatherNd {
-  static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
-                "GatherNd: indices are int32_t or int64_t");
   size_t batch_dims = 0;
   Bounds bounds = Bounds::kError;
 

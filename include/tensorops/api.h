@@ -20,5 +20,6 @@
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"
 #include "tensorops/ops/gather_nd.h"
+#include "tensorops/ops/unary.h"
 
 #endif  // TENSOROPS_API_H_

@@ -13,12 +13,14 @@
 
 #include "tensorops/api.h"
 
+#include "tensorops/detail/math-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/ops/convert-inl.h"
 #include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
 #include "tensorops/ops/gather_nd-inl.h"
+#include "tensorops/ops/unary-inl.h"
 
 #if HWY_ONCE
 #include "tensorops/detail/dispatch_table.h"

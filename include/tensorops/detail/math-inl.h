@@ -1,0 +1,450 @@
+// The project's float transcendentals, written once for every Highway target.
+//
+// Why not Highway's contrib math: it is 1.7-2.8x slower than Eigen here for
+// exp/tanh, has no erf, and loses accuracy where inference needs it (erfc tails
+// inside GELU, denormal results of exp). Every function below states how it
+// reduces its argument; the polynomial coefficients come from
+// tools/fit_math.py and the measured max errors (in ULP, against a double
+// reference over all 2^32 floats) are in the README's accuracy table.
+//
+// Conventions: `d` is a float descriptor; inputs may be any float including
+// NaN, +-Inf and denormals, and those propagate as IEEE 754 says. No function
+// relies on fused multiply-add for correctness: wherever a product must be
+// exact, its factors are short enough that plain multiplication is exact.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_DETAIL_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_DETAIL_MATH_INL_H_
+#undef TENSOROPS_DETAIL_MATH_INL_H_
+#else
+#define TENSOROPS_DETAIL_MATH_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace math {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// c[0] + t*(c[1] + t*(c[2] + ...)), Horner's scheme.
+template <class D, size_t N>
+HWY_INLINE hn::Vec<D> Polynomial(D d, hn::Vec<D> t, const float (&c)[N]) {
+  auto p = hn::Set(d, c[N - 1]);
+  for (size_t i = N - 1; i-- > 0;) p = hn::MulAdd(p, t, hn::Set(d, c[i]));
+  return p;
+}
+
+// The same with the constant term as c0 + c0_lo (two floats), for pieces
+// whose value is mostly that constant: its rounding would otherwise be a
+// third of the error budget.
+template <class D, size_t N>
+HWY_INLINE hn::Vec<D> PolynomialSplit0(D d, hn::Vec<D> t, const float (&c)[N], float c0_lo) {
+  auto p = hn::Set(d, c[N - 1]);
+  for (size_t i = N - 1; i-- > 1;) p = hn::MulAdd(p, t, hn::Set(d, c[i]));
+  return hn::Add(hn::Set(d, c[0]), hn::MulAdd(p, t, hn::Set(d, c0_lo)));
+}
+
+// 2^k for integer lanes k in [-126, 127].
+template <class D>
+HWY_INLINE hn::Vec<D> Pow2(D d, hn::Vec<hn::RebindToSigned<D>> k) {
+  const hn::RebindToSigned<D> di;
+  return hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(k, hn::Set(di, 127))));
+}
+
+// v * 2^k for k in [-252, 254]: two exact power-of-two factors, so a result
+// in the denormal range is rounded once, by the last multiplication.
+template <class D>
+HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> k) {
+  const auto half = hn::ShiftRight<1>(k);
+  return hn::Mul(hn::Mul(v, Pow2(d, half)), Pow2(d, hn::Sub(k, half)));
+}
+
+// exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
+// result before scaling, so callers can multiply by a factor first and round
+// a denormal result once. hi is clamped to [-120, 89]: exp gives 0 and +Inf
+// there after scaling, with room below for callers' factors up to e^16.
+// NaN is the caller's to restore.
+//
+// Reduction: k = round((hi + lo) / ln2), r = hi - k*ln2 + lo with ln2 in two
+// parts; ln2_hi has 9 significant bits, so k*ln2_hi (|k| <= 151) and
+// hi - k*ln2_hi are exact. exp(r) = 1 + r + r^2 P(r) on |r| <= 0.40.
+template <class D>
+struct ExpParts {
+  hn::Vec<D> q;                       // exp(r) - 1, |q| < 0.5
+  hn::Vec<hn::RebindToSigned<D>> k;
+
+  hn::Vec<D> Mantissa(D d) const { return hn::Add(hn::Set(d, 1.0f), q); }
+};
+
+template <bool kHasLow, class D>
+HWY_INLINE ExpParts<D> ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in) {
+  const hn::RebindToSigned<D> di;
+  static constexpr float kP[] = {0.5f, 0.166666672f, 0.0416663103f,
+                                 0.00833329372f, 0.00139485323f, 0.000199075163f};
+  const auto x = hn::Min(hn::Max(hi, hn::Set(d, -120.0f)), hn::Set(d, 89.0f));
+  // A clamped hi makes lo meaningless (and it may be large: lo is below
+  // half an ULP of hi, not of the clamp).
+  const auto lo = kHasLow ? hn::IfThenElse(hn::Eq(x, hi), lo_in, hn::Zero(d)) : lo_in;
+  const auto sum = kHasLow ? hn::Add(x, lo) : x;
+  const auto k = hn::Round(hn::Mul(sum, hn::Set(d, 1.44269504f)));
+  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
+  if constexpr (kHasLow) r = hn::Add(r, lo);
+  return {hn::MulAdd(hn::Mul(r, r), Polynomial(d, r, kP), r), hn::ConvertTo(di, k)};
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
+  const ExpParts<D> e = ExpSplit<false>(d, x, x);
+  return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, e.Mantissa(d), e.k));
+}
+
+// exp(x) - 1 without cancellation: with exp(x) = 2^k (1 + q),
+// expm1 = 2^k q + (2^k - 1), where 2^k - 1 is exact for |k| <= 24 and q
+// = r + r^2 P(r) carries no rounded 1. Outside that range exp(x) - 1 is
+// already exact to the last bit (-1, or exp(x)).
+template <class D>
+HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  const ExpParts<D> e = ExpSplit<false>(d, x, x);
+  const auto k = hn::Min(hn::Max(e.k, hn::Set(di, -24)), hn::Set(di, 24));
+  const auto scale = Pow2(d, k);
+  const auto mid = hn::MulAdd(scale, e.q, hn::Sub(scale, hn::Set(d, 1.0f)));
+  const auto far = hn::Sub(ScaleByPow2(d, e.Mantissa(d), e.k), hn::Set(d, 1.0f));
+  const auto in_range = hn::RebindMask(d, hn::Eq(k, e.k));
+  // For |x| < 0.35 (k = 0) this is q itself: r + r^2 P(r), exact in sign.
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(in_range, mid, far));
+}
+
+// exp(-z^2) with z^2 carried in two parts: z = zh + zl, zh holding the top
+// 12 bits, so zh^2 is exact and -(zl (zh + z)) is the small rest. Returned
+// before scaling, like ExpSplit.
+template <class D>
+HWY_INLINE ExpParts<D> ExpNegSquare(D d, hn::Vec<D> z, float factor) {
+  const hn::RebindToUnsigned<D> du;
+  const auto zh = hn::BitCast(d, hn::And(hn::BitCast(du, z), hn::Set(du, 0xFFFFF000u)));
+  const auto zl = hn::Sub(z, zh);
+  const auto f = hn::Set(d, factor);  // a power of two: scaling stays exact
+  const auto hi = hn::Mul(hn::Mul(zh, zh), f);
+  const auto lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
+  return ExpSplit<true>(d, hn::Neg(hi), hn::Neg(lo));
+}
+
+// log(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)) (denormals are scaled by
+// 2^23 first); with f = m - 1 (exact) and s = f / (2 + f),
+// log(m) = f - (f^2/2 - s (f^2/2 + s^2 Q(s^2))): the leading f carries no
+// rounding, and the rounded s enters only a term ~f^2/2 smaller.
+// log(0) = -Inf, log(<0) = NaN, log(+Inf) = +Inf.
+template <class D>
+HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  static constexpr float kQ[] = {0.666666687f, 0.400001258f, 0.285503983f,
+                                 0.233419433f};
+  const auto is_denormal = hn::Lt(x, hn::Set(d, 1.17549435e-38f));
+  const auto scaled = hn::IfThenElse(is_denormal, hn::Mul(x, hn::Set(d, 8388608.0f)), x);
+  // Subtracting the bits of sqrt(1/2) puts m's range boundary at an exponent
+  // change: e = floor(log2(x / sqrt(1/2))).
+  const auto bits = hn::Sub(hn::BitCast(di, scaled), hn::Set(di, 0x3F3504F3));
+  auto e = hn::ShiftRight<23>(bits);
+  e = hn::IfThenElse(hn::RebindMask(di, is_denormal), hn::Sub(e, hn::Set(di, 23)), e);
+  const auto m = hn::BitCast(
+      d, hn::Add(hn::And(bits, hn::Set(di, 0x007FFFFF)), hn::Set(di, 0x3F3504F3)));
+  const auto f = hn::Sub(m, hn::Set(d, 1.0f));
+  const auto s = hn::Div(f, hn::Add(f, hn::Set(d, 2.0f)));
+  const auto u = hn::Mul(s, s);
+  const auto half_f2 = hn::Mul(hn::Mul(f, f), hn::Set(d, 0.5f));
+  const auto ef = hn::ConvertTo(d, e);
+  const auto tail = hn::MulAdd(s, hn::MulAdd(u, Polynomial(d, u, kQ), half_f2),
+                               hn::Mul(ef, hn::Set(d, -2.12194440e-4f)));
+  const auto log_m = hn::Sub(f, hn::Sub(half_f2, tail));
+  auto result = hn::MulAdd(ef, hn::Set(d, 0.693359375f), log_m);
+  // Special values: +Inf and NaN pass through, 0 -> -Inf, negative -> NaN.
+  const auto inf = hn::BitCast(d, hn::Set(di, 0x7F800000));
+  result = hn::IfThenElse(hn::Eq(x, inf), x, result);
+  result = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Neg(inf), result);
+  const auto nan = hn::BitCast(d, hn::Set(di, 0x7FC00000));
+  result = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), nan, result);
+  return hn::IfThenElse(hn::IsNaN(x), x, result);
+}
+
+// log(1 + y). u = 1 + y rounds away part of y; the correction (y - (u - 1)) / u
+// puts it back (Goldberg's trick), so small y keep full relative accuracy.
+template <class D>
+HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
+  const auto one = hn::Set(d, 1.0f);
+  const auto u = hn::Add(one, y);
+  const auto correction = hn::Div(hn::Sub(y, hn::Sub(u, one)), u);
+  const auto result = hn::Add(Log(d, u), correction);
+  // u = +Inf or 0: the correction is NaN; log(u) alone is right.
+  const auto finite = hn::And(hn::IsFinite(u), hn::Ne(u, hn::Zero(d)));
+  return hn::IfThenElse(finite, result, Log(d, u));
+}
+
+// tanh(x): x + x^3 T(x^2) for |x| < 0.625; above, 1 - 2 / (exp(2|x|) + 1)
+// (no cancellation there: the quotient is below 0.45), with x's sign.
+template <class D>
+HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
+  static constexpr float kT[] = {-0.333333343f, 0.133333325f, -0.0539676398f,
+                                 0.0218598954f, -0.00879100431f, 0.00330624753f,
+                                 -0.00086221681f};
+  const auto a = hn::Abs(x);
+  const auto x2 = hn::Mul(x, x);
+  const auto small = hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
+  const auto one = hn::Set(d, 1.0f);
+  const auto e = Exp(d, hn::Add(a, a));
+  const auto large = hn::Sub(one, hn::Div(hn::Set(d, 2.0f), hn::Add(e, one)));
+  return hn::IfThenElse(hn::Lt(a, hn::Set(d, 0.625f)), small,
+                        hn::CopySignToAbs(large, x));
+}
+
+// m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)
+// with E = exp(-t). Written so every rounding is a small one:
+//  - with e = exp(-|t|) = (1 + q) 2^k <= 1, t < 0 gives m e / (1 + e), whose
+//    numerator m + m q is one fused step and whose 2^k is applied last (a
+//    denormal result is rounded once);
+//  - 1 + e is split into its rounded sum and the exact rounding error
+//    (Fast2Sum: 1 >= e), which corrects the quotient.
+// m must be finite; callers restore NaN.
+template <bool kHasLow, class D>
+HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> lo) {
+  const auto negative = hn::Lt(hi, hn::Zero(d));
+  // -|t| in two parts.
+  const auto neg_lo = kHasLow ? hn::IfThenElse(negative, lo, hn::Neg(lo)) : lo;
+  const ExpParts<D> e = ExpSplit<kHasLow>(d, hn::Neg(hn::Abs(hi)), neg_lo);
+  const auto one = hn::Set(d, 1.0f);
+  const auto e_full = ScaleByPow2(d, e.Mantissa(d), e.k);
+  const auto den = hn::Add(one, e_full);
+  const auto den_err = hn::Add(hn::Sub(one, den), e_full);  // exact
+  const auto num = hn::IfThenElse(negative, hn::MulAdd(m, e.q, m), m);
+  auto r = hn::Div(num, den);
+  // (m = +-Inf: the correction would be Inf * 0.)
+  r = hn::IfThenElse(hn::IsInf(r), r, hn::NegMulAdd(r, hn::Div(den_err, den), r));
+  return hn::IfThenElse(negative, ScaleByPow2(d, r, e.k), r);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
+  const auto r = TimesSigmoid<false>(d, hn::Set(d, 1.0f), x, x);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// x * sigmoid(x). Below -200 the result is -0 (x is clamped there so -Inf
+// does not meet 0).
+template <class D>
+HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
+  const auto xc = hn::Max(x, hn::Set(d, -200.0f));
+  const auto r = TimesSigmoid<false>(d, xc, xc, xc);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// erf(z) = z + z E(z^2) for |z| < 0.5 (one fused step; E is small).
+template <class D>
+HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
+  static constexpr float kE[] = {0.128379166f, -0.376126379f, 0.112837911f,
+                                 -0.02686611f,  0.00522327563f, -0.000850676501f,
+                                 0.000108227752f};
+  return hn::MulAdd(z, Polynomial(d, hn::Mul(z, z), kE), z);
+}
+
+// R(z) = erfc(z) exp(z^2) for z >= 0.46 (in two pieces; R ~ 1/(z sqrt(pi))).
+template <class D>
+HWY_INLINE hn::Vec<D> ErfcScaled(D d, hn::Vec<D> z) {
+  static constexpr float kNear[] = {
+      0.367822915f,   -0.208821878f,  0.106795587f,    -0.0502182767f,
+      0.0220111068f,  -0.00908155087f, 0.00355504267f, -0.00132636284f,
+      0.000467435748f, -0.000160997937f, 6.40743965e-05f, -2.03573654e-05f};
+  static constexpr float kFar[] = {
+      0.544269323f,  -0.128925502f, -0.148250401f, 0.213906884f,
+      -0.0635809973f, -0.201633707f, 0.376182765f,  -0.21936433f,
+      -0.37527743f,  1.03836775f,   -0.861022294f};
+  const auto near = Polynomial(d, hn::Sub(z, hn::Set(d, 1.25f)), kNear);
+  const auto t = hn::Div(hn::Set(d, 1.0f), z);
+  const auto far = hn::Mul(Polynomial(d, hn::Sub(t, hn::Set(d, 0.28f)), kFar), t);
+  return hn::IfThenElse(hn::Lt(z, hn::Set(d, 2.0f)), near, far);
+}
+
+// erf(x): x E(x^2) below 0.5; above, 1 - exp(-x^2) R(|x|) with x^2 in two
+// parts (ExpNegSquare), with x's sign.
+// erf(10) is 1 in float; clamping there keeps Inf out of the tail.
+template <class D>
+HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
+  const auto a = hn::Min(hn::Abs(x), hn::Set(d, 10.0f));
+  const ExpParts<D> e = ExpNegSquare(d, a, 1.0f);
+  const auto erfc = ScaleByPow2(d, hn::Mul(e.Mantissa(d), ErfcScaled(d, a)), e.k);
+  const auto large = hn::CopySignToAbs(hn::Sub(hn::Set(d, 1.0f), erfc), x);
+  const auto result = hn::IfThenElse(hn::Lt(a, hn::Set(d, 0.5f)), ErfSmall(d, x), large);
+  return hn::IfThenElse(hn::IsNaN(x), x, result);
+}
+
+// GELU, erf form: x Phi(x) = x/2 erfc(-x / sqrt(2)), evaluated in x itself
+// (x / sqrt(2) would be rounded, and in the left tail that error grows with
+// x^2). With a = |x|:
+//   a < 0.665:  x/2 + (x^2/2) F(x^2)                    (F = erf(x/sqrt2)/x)
+//   x <= -0.665: -(a/2) erfc(a/sqrt2) = -exp(-a^2/2) H(a)
+//   x >= 0.665: x - exp(-a^2/2) H(a)
+// where H is a polynomial in a (two pieces below 2.83) or in 1/a, and exp(-a^2/2) comes
+// from ExpNegSquare, its 2^k applied last. Beyond |x| = 20 the result is x or
+// -0 in float; x is clamped there.
+template <class D>
+HWY_INLINE hn::Vec<D> GeluTailH(D d, hn::Vec<D> a) {
+  static constexpr float kNear[] = {
+      0.265237987f,    0.119797163f,     -0.0720087662f,  0.0351755731f,
+      -0.0149452444f,  0.00571518904f,   -0.00200725044f, 0.000656894292f,
+      -0.000207946985f, 6.05028326e-05f};
+  static constexpr float kMid[] = {
+      0.340273052f,     0.038829416f,     -0.0178983361f,  0.00688587083f,
+      -0.00235103001f,  0.000734070258f,  -0.000213284424f, 5.82001376e-05f,
+      -1.51596714e-05f, 4.05445235e-06f,  -9.25049562e-07f};
+  static constexpr float kFar[] = {
+      0.384596527f,  -0.129763186f, -0.207082301f, 0.426335484f,
+      -0.187810615f, -0.780999124f, 2.10265422f,   -1.82224107f,
+      -3.93663788f,  16.2543373f,   -19.7372303f};
+  const auto near = PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 1.03f)), kNear, -1.032575e-08f);
+  const auto mid = PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 2.1f)), kMid, 3.64416608e-09f);
+  const auto t = hn::Div(hn::Set(d, 1.0f), a);
+  const auto far = Polynomial(d, hn::Sub(t, hn::Set(d, 0.2f)), kFar);
+  const auto h = hn::IfThenElse(hn::Lt(a, hn::Set(d, 1.4f)), near, mid);
+  return hn::IfThenElse(hn::Lt(a, hn::Set(d, 2.83f)), h, far);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
+  static constexpr float kF[] = {0.797884583f,     -0.132980764f,  0.0199471135f,
+                                 -0.0023746565f,   0.000230868958f, -1.88873109e-05f,
+                                 1.32654338e-06f,  -7.48149347e-08f};
+  const auto limit = hn::Set(d, 20.0f);
+  const auto x = hn::Min(hn::Max(x_in, hn::Neg(limit)), limit);
+  const auto a = hn::Abs(x);
+  const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
+  const auto x2 = hn::Mul(x, x);
+  const auto middle = hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, x2, kF), half_x);
+  const ExpParts<D> e = ExpNegSquare(d, a, 0.5f);
+  const auto h = GeluTailH(d, a);
+  const auto tail = ScaleByPow2(d, hn::MulAdd(e.q, h, h), e.k);  // exp(-a^2/2) H(a)
+  const auto threshold = hn::Set(d, 0.665f);
+  auto result = hn::IfThenElse(hn::Le(x, hn::Neg(threshold)), hn::Neg(tail), middle);
+  result = hn::IfThenElse(hn::Ge(x, threshold), hn::Sub(x, tail), result);
+  result = hn::IfThenElse(hn::Ge(x_in, limit), x_in, result);
+  return hn::IfThenElse(hn::IsNaN(x_in), x_in, result);
+}
+
+// GELU, tanh form: x/2 (1 + tanh(y)) = x sigmoid(2y), y = sqrt(2/pi)(x +
+// 0.044715 x^3). 2y reaches -80 where the result is still a normal float, so
+// float rounding of 2y alone would cost ~100 ULP: where double lanes exist, 2y
+// is computed in double and handed to the exp as two floats. The lanes of d
+// are the lanes of a full double vector there (as for sin/cos).
+// Below -20 the result is -0; x is clamped there.
+template <class D>
+HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
+  const auto x = hn::Max(x_in, hn::Set(d, -20.0f));
+#if HWY_HAVE_FLOAT64
+  const hn::Rebind<double, D> dd;
+  const auto xd = hn::PromoteTo(dd, x);
+  const auto two_y_d = hn::Mul(xd, hn::MulAdd(hn::Mul(xd, xd), hn::Set(dd, 0.071354816273134),
+                                              hn::Set(dd, 1.5957691216057308)));
+  const auto hi = hn::DemoteTo(d, two_y_d);
+  const auto lo = hn::DemoteTo(d, hn::Sub(two_y_d, hn::PromoteTo(dd, hi)));
+  const auto r = TimesSigmoid<true>(d, x, hi, lo);
+#else
+  const auto two_y = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), hn::Set(d, 0.0713548162f),
+                                           hn::Set(d, 1.59576912f)));
+  const auto r = TimesSigmoid<false>(d, x, two_y, two_y);
+#endif
+  return hn::IfThenElse(hn::IsNaN(x_in), x_in, r);
+}
+
+// 1 / sqrt(x), rounded once: in double where double lanes exist (d's lanes
+// are those of a double vector then), else sqrt and division in float.
+template <class D>
+HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
+#if HWY_HAVE_FLOAT64
+  const hn::Rebind<double, D> dd;
+  const auto r = hn::DemoteTo(d, hn::Div(hn::Set(dd, 1.0), hn::Sqrt(hn::PromoteTo(dd, x))));
+  // +-0 -> +-Inf in float (some targets' DemoteTo saturates Inf to the
+  // largest float).
+  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Div(hn::Set(d, 1.0f), x), r);
+#else
+  return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x));
+#endif
+}
+
+// sin and cos share the reduction x = k pi/2 + r, |r| <= pi/4, done in double:
+// k = round(x 2/pi), r = (x - k P1) - k P2, P1 = pi/2 to 30 bits, so for
+// |k| < 2^23 (|x| < 1.3e7) k P1 and x - k P1 are exact and r is accurate to
+// ~2^-80 of pi/2 even when x is a near multiple of pi/2. Above that the
+// result degrades (there is no Payne-Hanek step); it stays in [-1, 1].
+// The lanes of d are the lanes of a full double vector.
+template <class D>
+struct Reduced {
+  hn::Vec<D> r;                          // in [-pi/4, pi/4]
+  hn::Vec<hn::RebindToSigned<D>> quadrant;  // k mod 4 in the low two bits
+};
+
+template <class D>
+HWY_INLINE Reduced<D> ReduceHalfPi(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+#if HWY_HAVE_FLOAT64
+  const hn::Rebind<double, D> dd;
+  const auto xd = hn::PromoteTo(dd, x);
+  const auto k = hn::Round(hn::Mul(xd, hn::Set(dd, 0.63661977236758134)));
+  auto r = hn::NegMulAdd(k, hn::Set(dd, 1.5707963276654482), xd);
+  r = hn::NegMulAdd(k, hn::Set(dd, -8.705515695504166e-10), r);
+  const auto big = hn::Set(dd, 2147483647.0);  // DemoteTo needs |k| < 2^31
+  const auto k_small = hn::Min(hn::Max(k, hn::Neg(big)), big);
+  return {hn::DemoteTo(d, r), hn::DemoteTo(di, k_small)};
+#else
+  // Float-only targets (e.g. Armv7): three-part Cody-Waite, the first two
+  // parts with 11 and 12 bits, so k P1 and k P2 are exact for |k| < 2^12.
+  const auto k = hn::Round(hn::Mul(x, hn::Set(d, 0.636619772f)));
+  auto r = hn::NegMulAdd(k, hn::Set(d, 1.5703125f), x);
+  r = hn::NegMulAdd(k, hn::Set(d, 4.838705062866211e-4f), r);
+  r = hn::NegMulAdd(k, hn::Set(d, -4.371138828673793e-08f), r);
+  return {r, hn::ConvertTo(di, k)};
+#endif
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> SinPoly(D d, hn::Vec<D> r) {
+  static constexpr float kS[] = {-0.166666672f, 0.00833333191f, -0.000198400638f,
+                                 2.72468696e-06f};
+  const auto r2 = hn::Mul(r, r);
+  return hn::MulAdd(hn::Mul(r, r2), Polynomial(d, r2, kS), r);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> CosPoly(D d, hn::Vec<D> r) {
+  static constexpr float kC[] = {0.0416666679f, -0.00138888881f, 2.48005799e-05f,
+                                 -2.72984067e-07f};
+  const auto r2 = hn::Mul(r, r);
+  const auto one = hn::Set(d, 1.0f);
+  // 1 - r^2/2 + r^4 C: the sum of the small terms first, then one add to 1.
+  return hn::Add(one, hn::MulAdd(hn::Mul(r2, r2), Polynomial(d, r2, kC),
+                                 hn::Mul(r2, hn::Set(d, -0.5f))));
+}
+
+// sin(x) for kCos = false, cos(x) = sin(x + pi/2) for kCos = true.
+template <bool kCos, class D>
+HWY_INLINE hn::Vec<D> SinCos(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  const Reduced<D> red = ReduceHalfPi(d, x);
+  const auto q = kCos ? hn::Add(red.quadrant, hn::Set(di, 1)) : red.quadrant;
+  const auto use_cos = hn::RebindMask(d, hn::Eq(hn::And(q, hn::Set(di, 1)), hn::Set(di, 1)));
+  const auto negate = hn::RebindMask(d, hn::Eq(hn::And(q, hn::Set(di, 2)), hn::Set(di, 2)));
+  // Beyond the reduction's range r may be anything; clamping keeps the result
+  // in [-1, 1] (its value is then not meaningful).
+  const auto quarter_pi = hn::Set(d, 0.785398185f);
+  const auto r = hn::Min(hn::Max(red.r, hn::Neg(quarter_pi)), quarter_pi);
+  const auto v = hn::IfThenElse(use_cos, CosPoly(d, r), SinPoly(d, r));
+  // Inf - k pi/2 is NaN, which the clamp may have turned into a number.
+  return hn::IfThenElse(hn::IsFinite(x), hn::IfThenElse(negate, hn::Neg(v), v),
+                        hn::Sub(x, x));
+}
+
+}  // namespace math
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_DETAIL_MATH_INL_H_

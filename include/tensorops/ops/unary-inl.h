@@ -1,0 +1,150 @@
+// Unary kernels: one vector function per kind (ApplyUnary), one row loop for
+// all kinds and storage types, walked over the LoopNest that Unary built.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_UNARY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_UNARY_INL_H_
+#undef TENSOROPS_OPS_UNARY_INL_H_
+#else
+#define TENSOROPS_OPS_UNARY_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/math-inl.h"
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/unary.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// x clamped to [lo, hi] by comparisons, so that NaN passes through (Min and
+// Max differ across targets in what they return for NaN).
+template <class D>
+HWY_INLINE hn::Vec<D> ClampKeepNaN(hn::Vec<D> x, hn::Vec<D> lo, hn::Vec<D> hi) {
+  x = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+  return hn::IfThenElse(hn::Gt(x, hi), hi, x);
+}
+
+template <UnaryKind kKind, class D>
+HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
+  using K = UnaryKind;
+  const auto zero = hn::Zero(d);
+  const auto one = hn::Set(d, 1.0f);
+  if constexpr (kKind == K::kAbs) return hn::Abs(x);
+  if constexpr (kKind == K::kNeg) return hn::Neg(x);
+  // The result has x's sign (ceil(-0.5) = -0); some targets' emulations
+  // return +0 there, so the sign is copied back.
+  if constexpr (kKind == K::kCeil) return hn::CopySign(hn::Ceil(x), x);
+  if constexpr (kKind == K::kFloor) return hn::CopySign(hn::Floor(x), x);
+  if constexpr (kKind == K::kRound) return hn::CopySign(hn::Round(x), x);
+  if constexpr (kKind == K::kZero) return zero;
+  if constexpr (kKind == K::kSqrt) return hn::Sqrt(x);
+  if constexpr (kKind == K::kRcp) return hn::Div(one, x);
+  if constexpr (kKind == K::kRsqrt) return math::Rsqrt(d, x);
+  if constexpr (kKind == K::kSign) {
+    const auto sign = hn::IfThenElse(hn::Lt(x, zero), hn::Neg(one), x);
+    return hn::IfThenElse(hn::Gt(x, zero), one, sign);
+  }
+  if constexpr (kKind == K::kExp) return math::Exp(d, x);
+  if constexpr (kKind == K::kLog) return math::Log(d, x);
+  if constexpr (kKind == K::kTanh) return math::Tanh(d, x);
+  if constexpr (kKind == K::kErf) return math::Erf(d, x);
+  if constexpr (kKind == K::kSin) return math::SinCos<false>(d, x);
+  if constexpr (kKind == K::kCos) return math::SinCos<true>(d, x);
+  if constexpr (kKind == K::kRelu) return hn::IfThenZeroElse(hn::Lt(x, zero), x);
+  if constexpr (kKind == K::kLeakyRelu) {
+    return hn::IfThenElse(hn::Lt(x, zero), hn::Mul(x, hn::Set(d, p.alpha)), x);
+  }
+  if constexpr (kKind == K::kElu) {
+    return hn::IfThenElse(hn::Lt(x, zero), hn::Mul(math::Expm1(d, x), hn::Set(d, p.alpha)),
+                          x);
+  }
+  if constexpr (kKind == K::kSigmoid) return math::Sigmoid(d, x);
+  if constexpr (kKind == K::kSilu) return math::Silu(d, x);
+  if constexpr (kKind == K::kGelu) return math::Gelu(d, x);
+  if constexpr (kKind == K::kGeluTanh) return math::GeluTanh(d, x);
+  if constexpr (kKind == K::kSoftplus) {
+    // max(x, 0) + log(1 + exp(-|x|)): exp never overflows, log1p keeps the
+    // small tail exact (softplus(-100) is a denormal, not 0).
+    const auto tail = math::Log1p(d, math::Exp(d, hn::Neg(hn::Abs(x))));
+    return hn::Add(hn::IfThenZeroElse(hn::Lt(x, zero), x), tail);
+  }
+  if constexpr (kKind == K::kHardSigmoid) {
+    return ClampKeepNaN<D>(hn::MulAdd(x, hn::Set(d, p.alpha), hn::Set(d, p.beta)), zero,
+                           one);
+  }
+  if constexpr (kKind == K::kHardSwish) {
+    // (x + 3) / 6 rather than x/6 + 1/2: near x = -3 the sum cancels, and
+    // x + 3 is exact there while x/6 would carry its rounding into it.
+    const auto gate = hn::Div(hn::Add(x, hn::Set(d, 3.0f)), hn::Set(d, 6.0f));
+    return hn::Mul(x, ClampKeepNaN<D>(gate, zero, one));
+  }
+  if constexpr (kKind == K::kClip) {
+    return ClampKeepNaN<D>(x, hn::Set(d, p.min), hn::Set(d, p.max));
+  }
+}
+
+// The kinds that compute in double (sin/cos's reduction, GeluTanh's
+// argument, Rsqrt) work on as many float lanes as a double vector has.
+template <UnaryKind kKind>
+inline constexpr bool kUnaryUsesDouble =
+    HWY_HAVE_FLOAT64 && (kKind == UnaryKind::kSin || kKind == UnaryKind::kCos ||
+                         kKind == UnaryKind::kGeluTanh || kKind == UnaryKind::kRsqrt);
+
+template <UnaryKind kKind>
+using UnaryFloatTag = std::conditional_t<kUnaryUsesDouble<kKind>,
+                                         hn::Rebind<float, hn::ScalableTag<double>>,
+                                         hn::ScalableTag<float>>;
+
+template <UnaryKind kKind, class T>
+HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
+                         const UnaryParams& params) {
+  if constexpr (kKind == UnaryKind::kNot) {
+    // Bitwise on the stored bits: no conversion, any storage type.
+    const hn::ScalableTag<uint8_t> d;
+    const auto* from = reinterpret_cast<const uint8_t*>(src);
+    auto* to = reinterpret_cast<uint8_t*>(dst);
+    const size_t bytes = count * sizeof(T);
+    const size_t lanes = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + lanes <= bytes; i += lanes) hn::StoreU(hn::Not(hn::LoadU(d, from + i)), d, to + i);
+    if (i < bytes) {
+      StoreTail(hn::Not(LoadTail(d, from + i, bytes - i)), d, to + i, bytes - i);
+    }
+  } else {
+    const UnaryFloatTag<kKind> df;
+    const size_t lanes = hn::Lanes(df);
+    size_t i = 0;
+    for (; i + lanes <= count; i += lanes) {
+      const auto v = ApplyUnary<kKind>(df, LoadAsF32<T>(df, src + i), params);
+      StoreFromF32<T>(df, v, dst + i);
+    }
+    if (i < count) {
+      const size_t rest = count - i;
+      const auto v = ApplyUnary<kKind>(df, LoadTailAsF32<T>(df, src + i, rest), params);
+      StoreTailFromF32<T>(df, v, dst + i, rest);
+    }
+  }
+}
+
+template <UnaryKind kKind, class T>
+struct Impl<UnaryKernel<kKind, T>> {
+  static void Run(const UnaryKernel<kKind, T>&, const typename UnaryKernel<kKind, T>::Job& job) {
+    const auto* src = reinterpret_cast<const uint8_t*>(job.src);
+    auto* dst = reinterpret_cast<uint8_t*>(job.dst);
+    ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
+      UnaryRow<kKind>(reinterpret_cast<const T*>(src + offsets[0]),
+                      reinterpret_cast<T*>(dst + offsets[1]), job.nest.row, job.params);
+    });
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_UNARY_INL_H_

@@ -1,0 +1,144 @@
+// Unary: one elementwise function over two views of equal dims.
+//
+//   dst[i...] = f(src[i...])          f chosen by UnaryKind at compile time
+//
+// Storage float, float16 or bfloat16; float16/bfloat16 are computed in float
+// and rounded once (to nearest even) on the way out. Semantics follow ONNX
+// where ONNX defines the op, and IEEE 754 for NaN/Inf (NaN in, NaN out, except
+// kZero and kNot). Parameters (members of Unary) default to ONNX's defaults.
+//
+//   kind          f(x)                                  accuracy (README table)
+//   kAbs          |x|                                   exact
+//   kNeg          -x                                    exact
+//   kCeil/kFloor  ceil(x), floor(x)                     exact
+//   kRound        nearest integer, ties to even         exact
+//   kSign         -1, 0 or 1 (+-0 and NaN kept)         exact
+//   kZero         0 (for every input, NaN too)          exact
+//   kNot          ~bits (the storage's bits, as Simd)   exact
+//   kSqrt         sqrt(x)                               correctly rounded
+//   kRcp          1 / x                                 correctly rounded
+//   kRsqrt        1 / sqrt(x)                           <= 1 ULP (two roundings)
+//   kExp, kLog    exp(x), log(x)                        own polynomials
+//   kTanh, kErf   tanh(x), erf(x)                       own polynomials
+//   kSin, kCos    sin(x), cos(x)                        reduction in double
+//   kRelu         max(x, 0)
+//   kLeakyRelu    x < 0 ? alpha x : x                   alpha = 0.01
+//   kElu          x < 0 ? alpha (exp(x) - 1) : x        alpha = 1
+//   kSigmoid      1 / (1 + exp(-x))
+//   kSilu         x sigmoid(x)  (also called Swish)
+//   kGelu         x/2 (1 + erf(x / sqrt(2)))
+//   kGeluTanh     x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+//   kSoftplus     log(1 + exp(x))
+//   kHardSigmoid  max(0, min(1, alpha x + beta))        alpha = 0.2, beta = 0.5
+//   kHardSwish    x max(0, min(1, x/6 + 1/2))
+//   kClip         min(max(x, min), max)                 min = -Inf, max = +Inf
+//
+// Layouts: equal, or either side Strided. src and dst may be the same view
+// (in place); any other overlap throws kAliasing.
+#ifndef TENSOROPS_OPS_UNARY_H_
+#define TENSOROPS_OPS_UNARY_H_
+
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/loop_nest.h"
+#include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/convert.h"
+
+namespace tensorops {
+
+enum class UnaryKind {
+  kAbs, kCeil, kCos, kErf, kExp, kFloor, kLog, kNeg, kNot, kRcp, kRound,
+  kRsqrt, kSign, kSin, kSqrt, kTanh, kZero,
+  kRelu, kLeakyRelu, kElu, kSigmoid, kSilu, kGelu, kGeluTanh, kSoftplus,
+  kHardSigmoid, kHardSwish, kClip,
+};
+
+constexpr const char* UnaryName(UnaryKind kind) {
+  constexpr const char* kNames[] = {
+      "Abs", "Ceil", "Cos", "Erf", "Exp", "Floor", "Log", "Neg", "Not", "Rcp",
+      "Round", "Rsqrt", "Sign", "Sin", "Sqrt", "Tanh", "Zero", "Relu",
+      "LeakyRelu", "Elu", "Sigmoid", "Silu", "Gelu", "GeluTanh", "Softplus",
+      "HardSigmoid", "HardSwish", "Clip"};
+  return kNames[static_cast<int>(kind)];
+}
+
+// The values a kind's formula uses; the kernel sees them as one struct.
+struct UnaryParams {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+};
+
+namespace detail {
+
+constexpr float DefaultAlpha(UnaryKind kind) {
+  switch (kind) {
+    case UnaryKind::kLeakyRelu: return 0.01f;
+    case UnaryKind::kElu: return 1.0f;
+    case UnaryKind::kHardSigmoid: return 0.2f;
+    default: return 0.0f;
+  }
+}
+
+}  // namespace detail
+
+// The dispatch key of one kind over one storage type.
+template <UnaryKind kKind, class T>
+struct UnaryKernel {
+  struct Job {
+    const T* src;
+    T* dst;
+    LoopNest<2> nest;
+    UnaryParams params;
+  };
+};
+
+template <UnaryKind kKind>
+struct Unary {
+  // Used by the kinds that name them (see the table above); ignored otherwise.
+  float alpha = detail::DefaultAlpha(kKind);
+  float beta = kKind == UnaryKind::kHardSigmoid ? 0.5f : 0.0f;
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+
+  template <class S, Layout LS, class D, Layout LD>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+    using T = std::remove_const_t<S>;
+    static_assert(!std::is_const_v<D>, "Unary: dst must be a mutable view");
+    static_assert(std::is_same_v<T, D>,
+                  "Unary: src and dst must have the same element type (use "
+                  "Convert to change it)");
+    static_assert(kIsFloatElement<T>,
+                  "Unary: element type must be float, float16 or bfloat16");
+    static_assert(detail::kSameDimensionMeaning<LS, LD>,
+                  "Unary: src and dst layouts must match (or one be Strided)");
+    detail::CheckSameDims(src, "src", dst, "dst");
+    if (kKind == UnaryKind::kClip && !(min <= max)) {
+      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: min ", min,
+                   " must not exceed max ", max);
+    }
+    if (detail::Overlaps(src, dst) &&
+        !(static_cast<const void*>(src.data()) == static_cast<const void*>(dst.data()) &&
+          src.pitches() == dst.pitches())) {
+      detail::Fail(ErrorCode::kAliasing, "Unary<", UnaryName(kKind),
+                   ">: src and dst overlap (only the identical view may alias, "
+                   "for in-place use)");
+    }
+    const typename UnaryKernel<kKind, T>::Job job{
+        src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst),
+        UnaryParams{alpha, beta, min, max}};
+    if (job.nest.row == 0) return;
+    detail::RunKernel(UnaryKernel<kKind, T>{}, job);
+  }
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_UNARY_H_

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Fits the polynomial coefficients in include/tensorops/detail/math-inl.h.
+
+Each approximation is a near-minimax (Chebyshev) fit, done with mpmath at
+high precision and then rounded to float; the printed max relative error is
+that of the rounded coefficients evaluated in high precision, i.e. the
+approximation error alone. Evaluation rounding comes on top and is measured
+by tools/ulp_sweep (see README, "Accuracy").
+
+    python3 tools/fit_math.py        # needs python3-mpmath
+"""
+import mpmath as mp
+import struct
+
+mp.mp.dps = 50
+
+
+def to_float(x):
+    return struct.unpack('f', struct.pack('f', float(x)))[0]
+
+
+def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
+    """Polynomial p of `degree` with p(t - center) ~ f(t) on [lo, hi].
+
+    split0: the constant term as float hi + lo (printed as "c0_lo; c0, c1, ..."),
+    for pieces whose value is dominated by it."""
+    shifted = lambda t: f(t + center)
+    lo, hi = lo - center, hi - center
+    poly, _ = mp.chebyfit(shifted, [lo, hi], degree + 1, error=True)
+    exact = list(reversed(poly))
+    coeffs = [to_float(c) for c in exact]  # lowest order first
+    c0_lo = to_float(exact[0] - mp.mpf(coeffs[0])) if split0 else 0.0
+    worst = 0
+    for i in range(2001):
+        t = lo + (hi - lo) * mp.mpf(i) / 2000
+        p = mp.mpf(0)
+        for c in reversed(coeffs):
+            p = p * t + mp.mpf(c)
+        p += mp.mpf(c0_lo)
+        want = shifted(t)
+        scale = weight(t + center) if weight else want
+        if scale != 0:
+            worst = max(worst, abs((p - want) / scale))
+    print(f"// {name}: degree {degree} on [{float(lo + center):.6g}, {float(hi + center):.6g}]"
+          f" in t - {float(center):g}, "
+          f"max rel error {float(worst):.3g}")
+    print("   " + (f"c0_lo = {c0_lo:.9g}f; " if split0 else "") +
+          ", ".join(f"{c:.9g}f" for c in coeffs))
+    return coeffs
+
+
+def main():
+    # exp(r) = 1 + r + r^2 P(r); the range is +-ln2/2 widened for the low
+    # part of a two-part argument (ExpWithLow) and a k chosen one off.
+    h = mp.mpf('0.40')
+    fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
+        -h, h, 5, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))
+    # log(m) = 2s + s^3 Q(s^2), s = (m-1)/(m+1), m in [sqrt(.5), sqrt(2)].
+    smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
+    fit("log: Q(u) = (log((1+s)/(1-s)) - 2s)/s^3, u = s^2",
+        lambda u: (mp.log((1 + mp.sqrt(u)) / (1 - mp.sqrt(u))) - 2 * mp.sqrt(u)) / mp.sqrt(u)**3
+        if u else mp.mpf(2) / 3, 0, smax**2 * mp.mpf('1.01'), 3)
+    # tanh(x) = x + x^3 T(x^2) for |x| < 0.625.
+    fit("tanh: T(u) = (tanh(x)-x)/x^3, u = x^2",
+        lambda u: (mp.tanh(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3 if u else mp.mpf(-1) / 3,
+        0, mp.mpf('0.625')**2, 6)
+    # erf(x) = x E(x^2) for |x| < 0.5.
+    # erf(x) = x + x E(x^2) for |x| < 0.5: the 1 is exact, so the rounding of
+    # E's constant term (2/sqrt(pi) - 1) weighs 8x less than 2/sqrt(pi)'s would.
+    E = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)
+    fit("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, 0, mp.mpf('0.25'), 6,
+        weight=E)
+    # erfc(z) = exp(-z^2) R(z) for z >= 0.5, in pieces.
+    R = lambda z: mp.erfc(z) * mp.exp(z * z)
+    fit("erfc: R(z) on [0.5, 2]", R, mp.mpf('0.5'), 2, 11, center=mp.mpf('1.25'))
+    fit("erfc: z R(z) = S(1/z), z in [2, 14.5]", lambda t: R(1 / t) / t, 1 / mp.mpf('14.5'), mp.mpf('0.5'), 10,
+        center=mp.mpf('0.28'))
+    # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
+    # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
+    fit("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",
+        lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi), 0,
+        mp.mpf('0.665')**2, 7)
+    # a = |x| >= 0.665: (a/2) erfc(a/sqrt2) = exp(-a^2/2) H(a).
+    H = lambda a: a / 2 * mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
+    fit("gelu: H(a) on [0.66, 1.4]", H, mp.mpf('0.66'), mp.mpf('1.4'), 9, center=mp.mpf('1.03'),
+        split0=True)
+    fit("gelu: H(a) on [1.4, 2.83]", H, mp.mpf('1.4'), mp.mpf('2.83'), 10, center=mp.mpf('2.1'),
+        split0=True)
+    fit("gelu: H(a) = G(1/a), a in [2.83, 20]", lambda t: H(1 / t), 1 / mp.mpf(20), 1 / mp.mpf('2.83'),
+        10, center=mp.mpf('0.2'))
+    # sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
+    q = (mp.pi / 4)**2 * mp.mpf('1.01')
+    fit("sin: S(u) = (sin(r)-r)/r^3", lambda u: (mp.sin(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3
+        if u else mp.mpf(-1) / 6, 0, q, 3)
+    fit("cos: C(u) = (cos(r)-1+r^2/2)/r^4", lambda u: (mp.cos(mp.sqrt(u)) - 1 + u / 2) / u**2
+        if u else mp.mpf(1) / 24, 0, q, 3)
+
+
+if __name__ == "__main__":
+    main()

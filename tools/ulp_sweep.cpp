@@ -1,0 +1,164 @@
+// Measures the max error in ULP of every float Unary kind against a double
+// reference, over all 2^32 float bit patterns (or every stride-th one), on the
+// dispatched target or on each runnable target. Prints the README's table.
+//
+//   build/gcc/tools/ulp_sweep                 # every float, best target
+//   build/gcc/tools/ulp_sweep --stride 97     # a dense sample, ~1 s per kind
+//   build/gcc/tools/ulp_sweep --all-targets --stride 97
+//   build/gcc/tools/ulp_sweep --kind Exp
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "support/reference_unary.h"
+
+namespace {
+
+using tensorops::UnaryKind;
+using tensorops::UnaryParams;
+
+struct Worst {
+  double ulp = 0;
+  float x = 0;
+  uint64_t above_half = 0;  // results off by more than 0.5 ULP (not correctly rounded)
+  uint64_t count = 0;
+  void Merge(const Worst& o) {
+    if (o.ulp > ulp) {
+      ulp = o.ulp;
+      x = o.x;
+    }
+    above_half += o.above_half;
+    count += o.count;
+  }
+};
+
+template <UnaryKind kKind>
+void RunKind(const float* in, float* out, size_t n) {
+  using View = tensorops::TensorView<const float, tensorops::Strided<1>>;
+  tensorops::Unary<kKind>{}(View(in, {n}), tensorops::TensorView<float, tensorops::Strided<1>>(out, {n}));
+}
+
+using Runner = void (*)(const float*, float*, size_t);
+
+struct Kind {
+  UnaryKind kind;
+  Runner run;
+  double max_abs_x;  // the documented domain (sin/cos: range reduction)
+};
+
+template <UnaryKind... kKinds>
+std::vector<Kind> Kinds(double domain_of_trig) {
+  return {Kind{kKinds, &RunKind<kKinds>,
+               kKinds == UnaryKind::kSin || kKinds == UnaryKind::kCos ? domain_of_trig
+                                                                       : INFINITY}...};
+}
+
+// Sweeps bit patterns [begin, end) with the stride, in blocks.
+Worst Sweep(const Kind& kind, uint64_t begin, uint64_t end, uint64_t stride) {
+  constexpr size_t kBlock = 1 << 16;
+  std::vector<float> in(kBlock), out(kBlock);
+  Worst worst;
+  const UnaryParams params{tensorops::detail::DefaultAlpha(kind.kind),
+                           kind.kind == UnaryKind::kHardSigmoid ? 0.5f : 0.0f};
+  for (uint64_t bits = begin; bits < end;) {
+    size_t n = 0;
+    for (; n < kBlock && bits < end; bits += stride) {
+      float x;
+      const auto b = static_cast<uint32_t>(bits);
+      std::memcpy(&x, &b, 4);
+      if (!(std::fabs(x) <= kind.max_abs_x) && !std::isnan(x)) continue;
+      in[n++] = x;
+    }
+    kind.run(in.data(), out.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const double want = tensorops::test::RefUnary(kind.kind, in[i], params);
+      const double err = tensorops::test::UlpError(out[i], want);
+      ++worst.count;
+      if (err > 0.5) ++worst.above_half;
+      if (err > worst.ulp || (std::isinf(err) && worst.ulp < err)) {
+        worst.ulp = err;
+        worst.x = in[i];
+      }
+    }
+  }
+  return worst;
+}
+
+Worst SweepParallel(const Kind& kind, uint64_t stride) {
+  const uint64_t total = uint64_t{1} << 32;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Worst> parts(threads);
+  std::vector<std::thread> pool;
+  const uint64_t steps = (total + stride - 1) / stride;
+  for (unsigned t = 0; t < threads; ++t) {
+    const uint64_t begin = steps * t / threads * stride;
+    const uint64_t end = std::min(total, steps * (t + 1) / threads * stride);
+    pool.emplace_back([&, t, begin, end] { parts[t] = Sweep(kind, begin, end, stride); });
+  }
+  for (auto& th : pool) th.join();
+  Worst all;
+  for (const auto& p : parts) all.Merge(p);
+  return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t stride = 1;
+  bool all_targets = false;
+  std::string only;
+  double trig_domain = 1e4;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--stride" && i + 1 < argc) stride = std::stoull(argv[++i]);
+    else if (a == "--all-targets") all_targets = true;
+    else if (a == "--kind" && i + 1 < argc) only = argv[++i];
+    else if (a == "--trig-domain" && i + 1 < argc) trig_domain = std::stod(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: %s [--stride N] [--all-targets] [--kind Name] "
+                   "[--trig-domain X]\n", argv[0]);
+      return 2;
+    }
+  }
+  using K = UnaryKind;
+  const auto kinds = Kinds<K::kExp, K::kLog, K::kTanh, K::kErf, K::kSigmoid, K::kGelu,
+                           K::kGeluTanh, K::kSilu, K::kElu, K::kSoftplus, K::kSin, K::kCos,
+                           K::kSqrt, K::kRcp, K::kRsqrt, K::kRound, K::kFloor, K::kCeil,
+                           K::kHardSigmoid, K::kHardSwish>(trig_domain);
+  std::vector<int64_t> targets;
+  if (all_targets) {
+    targets = tensorops::RunnableTargets();
+  } else {
+    targets.push_back(0);
+  }
+  std::printf("| kind | target | max ULP | at x | not correctly rounded | values |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const int64_t target : targets) {
+    for (const Kind& kind : kinds) {
+      if (!only.empty() && only != tensorops::UnaryName(kind.kind)) continue;
+      std::string name;
+      Worst w;
+      if (target != 0) {
+        tensorops::ScopedTarget scoped(target);
+        name = hwy::TargetName(target);
+        w = SweepParallel(kind, stride);
+      } else {
+        name = tensorops::ActiveTargetName();
+        w = SweepParallel(kind, stride);
+      }
+      std::printf("| %s | %s | %.3g | %.9g | %.3g%% | %llu |\n", tensorops::UnaryName(kind.kind),
+                  name.c_str(), w.ulp, w.x, 100.0 * static_cast<double>(w.above_half) /
+                      static_cast<double>(std::max<uint64_t>(1, w.count)),
+                  static_cast<unsigned long long>(w.count));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

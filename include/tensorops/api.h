@@ -16,6 +16,7 @@
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/bounds.h"
 #include "tensorops/ops/convert.h"
+#include "tensorops/ops/eltwise.h"
 #include "tensorops/ops/gather.h"
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"

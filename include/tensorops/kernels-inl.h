@@ -17,6 +17,7 @@
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/ops/convert-inl.h"
+#include "tensorops/ops/eltwise-inl.h"
 #include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
 #include "tensorops/ops/gather_nd-inl.h"

@@ -1,0 +1,139 @@
+// Eltwise kernels: per row, fold the N inputs into one accumulator vector
+// (float types in float lanes, integers in their own lanes), walked over the
+// EltwiseNest that Eltwise built. Broadcast inputs enter a row as a splat.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_ELTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_ELTWISE_INL_H_
+#undef TENSOROPS_OPS_ELTWISE_INL_H_
+#else
+#define TENSOROPS_OPS_ELTWISE_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/eltwise.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// acc op x, for one input after the first. Max/Min return NaN if either is
+// NaN (IEEE maximum/minimum; x86's max would return the second operand).
+template <EltwiseKind kKind, class D>
+HWY_INLINE hn::Vec<D> Fold(D /*d*/, hn::Vec<D> acc, hn::Vec<D> x) {
+  using K = EltwiseKind;
+  if constexpr (kKind == K::kSum) return hn::Add(acc, x);
+  if constexpr (kKind == K::kSub) return hn::Sub(acc, x);
+  if constexpr (kKind == K::kProduct) return hn::Mul(acc, x);
+  if constexpr (kKind == K::kDiv) return hn::Div(acc, x);
+  if constexpr (kKind == K::kMax || kKind == K::kMin) {
+    auto m = kKind == K::kMax ? hn::Max(acc, x) : hn::Min(acc, x);
+    if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
+      m = hn::IfThenElse(hn::IsNaN(x), x, m);
+      m = hn::IfThenElse(hn::IsNaN(acc), acc, m);
+    }
+    return m;
+  }
+}
+
+// One row of `count` dst elements from n inputs at src[k] (row_step[k] = 0:
+// one element repeated).
+template <EltwiseKind kKind, class T>
+HWY_INLINE void EltwiseRow(const T* const* src, const size_t* row_step, size_t n, T* dst,
+                           size_t count, const float* weights, bool weighted) {
+  constexpr bool kFloat = hwy::IsFloat<T>() || hwy::IsSame<T, hwy::float16_t>() ||
+                          hwy::IsSame<T, hwy::bfloat16_t>();
+  if constexpr (kFloat) {
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    float splat[kMaxEltwiseInputs];
+    for (size_t k = 0; k < n; ++k) {
+      if (row_step[k] == 0) splat[k] = hn::GetLane(LoadTailAsF32<T>(d, src[k], 1));
+    }
+    const auto load = [&](size_t k, size_t i, size_t rest) {
+      if (row_step[k] == 0) return hn::Set(d, splat[k]);
+      return rest == lanes ? LoadAsF32<T>(d, src[k] + i) : LoadTailAsF32<T>(d, src[k] + i, rest);
+    };
+    const auto row = [&](size_t i, size_t rest) {
+      auto acc = load(0, i, rest);
+      if (weighted) {
+        acc = hn::Mul(acc, hn::Set(d, weights[0]));
+        for (size_t k = 1; k < n; ++k) acc = hn::MulAdd(load(k, i, rest), hn::Set(d, weights[k]), acc);
+      } else {
+        for (size_t k = 1; k < n; ++k) acc = Fold<kKind>(d, acc, load(k, i, rest));
+      }
+      return acc;
+    };
+    size_t i = 0;
+    for (; i + lanes <= count; i += lanes) StoreFromF32<T>(d, row(i, lanes), dst + i);
+    if (i < count) StoreTailFromF32<T>(d, row(i, count - i), dst + i, count - i);
+  } else if constexpr (kKind == EltwiseKind::kProduct && sizeof(T) != 4) {
+    // No vector multiply for 8- or 64-bit lanes in Highway 1.0.3 (x86):
+    // wrap-around through unsigned arithmetic, which C++ defines.
+    using U = hwy::MakeUnsigned<T>;
+    for (size_t i = 0; i < count; ++i) {
+      U acc = static_cast<U>(src[0][row_step[0] ? i : 0]);
+      for (size_t k = 1; k < n; ++k) {
+        acc = static_cast<U>(acc * static_cast<U>(src[k][row_step[k] ? i : 0]));
+      }
+      dst[i] = static_cast<T>(acc);
+    }
+  } else {
+    const hn::ScalableTag<T> d;
+    const size_t lanes = hn::Lanes(d);
+    const auto load = [&](size_t k, size_t i, size_t rest) {
+      if (row_step[k] == 0) return hn::Set(d, src[k][0]);
+      return rest == lanes ? hn::LoadU(d, src[k] + i) : LoadTail(d, src[k] + i, rest);
+    };
+    const auto row = [&](size_t i, size_t rest) {
+      auto acc = load(0, i, rest);
+      for (size_t k = 1; k < n; ++k) acc = Fold<kKind>(d, acc, load(k, i, rest));
+      return acc;
+    };
+    size_t i = 0;
+    for (; i + lanes <= count; i += lanes) hn::StoreU(row(i, lanes), d, dst + i);
+    if (i < count) StoreTail(row(i, count - i), d, dst + i, count - i);
+  }
+}
+
+template <EltwiseKind kKind, class T>
+struct Impl<EltwiseKernel<kKind, T>> {
+  static void Run(const EltwiseKernel<kKind, T>&,
+                  const typename EltwiseKernel<kKind, T>::Job& job) {
+    const EltwiseNest& nest = job.nest;
+    const size_t n = nest.inputs;
+    // An odometer over the outer loops, as ForEachRow, for n + 1 views.
+    size_t offsets[kMaxEltwiseInputs + 1] = {};
+    size_t index[kMaxRank] = {};
+    const T* src[kMaxEltwiseInputs];
+    for (;;) {
+      for (size_t k = 0; k < n; ++k) {
+        src[k] = reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(job.src[k]) +
+                                            offsets[k]);
+      }
+      T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(job.dst) + offsets[n]);
+      EltwiseRow<kKind>(src, nest.row_step, n, dst, nest.row, job.weights, job.weighted);
+      size_t d = nest.outer_rank;
+      for (;;) {
+        if (d == 0) return;
+        --d;
+        if (++index[d] < nest.count[d]) {
+          for (size_t k = 0; k <= n; ++k) offsets[k] += nest.stride[k][d];
+          break;
+        }
+        index[d] = 0;
+        for (size_t k = 0; k <= n; ++k) offsets[k] -= (nest.count[d] - 1) * nest.stride[k][d];
+      }
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_ELTWISE_INL_H_

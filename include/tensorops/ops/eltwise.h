@@ -1,0 +1,232 @@
+// Eltwise: one elementwise reduction over N >= 1 inputs, with ONNX
+// multidirectional broadcasting.
+//
+//   kSum       dst = sum_i w_i x_i           (w_i = 1 unless weights are given)
+//   kProduct   dst = prod_i x_i
+//   kMax/kMin  dst = max_i x_i / min_i x_i   (NaN in any input gives NaN)
+//   kSub       dst = x_0 - x_1               (exactly two inputs)
+//   kDiv       dst = x_0 / x_1               (exactly two inputs; float only)
+// evaluated left to right (((x_0 op x_1) op x_2) ...), so float results are
+// reproducible. Add and Mul are the two-input Sum and Product.
+//
+// Broadcasting (ONNX/NumPy): inputs may have lower rank (aligned to the right)
+// and dims of 1 that stretch to dst's; dst's dims must be exactly the
+// broadcast shape. Use Strided<> views to mix ranks.
+//
+// Types: float, float16, bfloat16 (computed in float, rounded once) for every
+// kind; int8, uint8, int32, int64 for Sum, Product, Max, Min, Sub: exact, with
+// two's-complement wrap-around on overflow (as C++ unsigned arithmetic;
+// weights are not allowed there). 8- and 64-bit integer Product runs a scalar
+// loop (Highway 1.0.3 has no vector multiply for those lanes on x86).
+//
+// Any input may be dst itself (the identical view: in place); other overlaps
+// with dst throw kAliasing. At most kMaxEltwiseInputs inputs.
+#ifndef TENSOROPS_OPS_ELTWISE_H_
+#define TENSOROPS_OPS_ELTWISE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <type_traits>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/extents.h"
+#include "tensorops/layout/tensor_view.h"
+
+namespace tensorops {
+
+enum class EltwiseKind { kSum, kProduct, kMax, kMin, kSub, kDiv };
+
+constexpr const char* EltwiseName(EltwiseKind kind) {
+  constexpr const char* kNames[] = {"Sum", "Product", "Max", "Min", "Sub", "Div"};
+  return kNames[static_cast<int>(kind)];
+}
+
+inline constexpr size_t kMaxEltwiseInputs = 32;
+
+// The problem as loops: `outer_rank` outer loops over dst's dims, then rows of
+// `row` contiguous dst elements. stride[k][d] is input k's byte step in loop
+// d (0 where it broadcasts); the last entry (k = inputs) is dst's. An input
+// whose row is one repeated element has row_step[k] = 0.
+struct EltwiseNest {
+  size_t inputs = 0;
+  size_t outer_rank = 0;
+  size_t count[kMaxRank] = {};
+  size_t stride[kMaxEltwiseInputs + 1][kMaxRank] = {};
+  size_t row_step[kMaxEltwiseInputs] = {};  // 0 or the element size
+  size_t row = 0;
+};
+
+template <EltwiseKind kKind, class T>
+struct EltwiseKernel {
+  struct Job {
+    const T* src[kMaxEltwiseInputs];
+    T* dst;
+    EltwiseNest nest;
+    float weights[kMaxEltwiseInputs];
+    bool weighted;
+  };
+};
+
+namespace detail {
+
+// Broadcasts view `v` to `out` dims: per out dim, v's byte stride or 0.
+// Throws kShapeMismatch if v's dims do not broadcast to out's.
+template <class V>
+void BroadcastStrides(const V& v, size_t index, const Dims& out, size_t (&strides)[kMaxRank]) {
+  const size_t rank = out.size();
+  if (v.rank() > rank) {
+    Fail(ErrorCode::kShapeMismatch, "Eltwise: input ", index, " has rank ", v.rank(),
+         " but dst has rank ", rank, " (dst must have the broadcast shape)");
+  }
+  const size_t shift = rank - v.rank();
+  for (size_t d = 0; d < rank; ++d) {
+    strides[d] = 0;
+    if (d < shift) continue;
+    const size_t n = v.dim(d - shift);
+    if (n == out[d]) {
+      strides[d] = v.StrideBytes(d - shift);
+    } else if (n != 1) {
+      Fail(ErrorCode::kShapeMismatch, "Eltwise: input ", index, " dim[", d - shift, "] = ", n,
+           " does not broadcast to dst dim[", d, "] = ", out[d], " (input dims ", v.dims(),
+           ", dst dims ", out, ")");
+    }
+  }
+}
+
+// Merges dims and finds the contiguous row for views given by `strides`
+// (inputs, then dst last) over dst `dims`.
+inline EltwiseNest MakeEltwiseNest(const Dims& dims, size_t inputs,
+                                   const size_t (&strides)[kMaxEltwiseInputs + 1][kMaxRank],
+                                   size_t element_bytes) {
+  EltwiseNest nest;
+  nest.inputs = inputs;
+  for (size_t d : dims) {
+    if (d == 0) return nest;
+  }
+  const size_t rank = dims.size();
+  // Innermost dim: dst is contiguous; each input is contiguous or broadcast.
+  size_t row = rank == 0 ? 1 : dims[rank - 1];
+  for (size_t k = 0; k < inputs; ++k) {
+    nest.row_step[k] = rank == 0 || dims[rank - 1] == 1 ? element_bytes : strides[k][rank - 1];
+  }
+  // Grow the row outwards while every view continues it densely (or stays
+  // broadcast across it).
+  size_t i = rank == 0 ? 0 : rank - 1;
+  while (i > 0) {
+    const size_t d = i - 1;
+    bool dense = strides[inputs][d] == row * element_bytes;
+    for (size_t k = 0; k < inputs; ++k) {
+      dense &= nest.row_step[k] == 0 ? strides[k][d] == 0
+                                     : strides[k][d] == row * element_bytes;
+    }
+    if (!dense && dims[d] != 1) break;
+    row *= dims[d];
+    i = d;
+  }
+  nest.row = row;
+  for (size_t d = 0; d < i; ++d) {
+    if (dims[d] == 1) continue;
+    const size_t o = nest.outer_rank;
+    bool merges = o > 0;
+    for (size_t k = 0; merges && k <= inputs; ++k) {
+      merges = nest.stride[k][o - 1] == dims[d] * strides[k][d];
+    }
+    if (merges) {
+      nest.count[o - 1] *= dims[d];
+      for (size_t k = 0; k <= inputs; ++k) nest.stride[k][o - 1] = strides[k][d];
+      continue;
+    }
+    nest.count[o] = dims[d];
+    for (size_t k = 0; k <= inputs; ++k) nest.stride[k][o] = strides[k][d];
+    ++nest.outer_rank;
+  }
+  return nest;
+}
+
+}  // namespace detail
+
+template <EltwiseKind kKind>
+struct Eltwise {
+  // kSum only: one weight per input (sum_i w_i x_i); empty means all 1.
+  std::span<const float> weights = {};
+
+  template <class T, Layout LI, class D, Layout LD>
+  void operator()(std::span<const TensorView<const T, LI>> inputs,
+                  const TensorView<D, LD>& dst) const {
+    static_assert(std::is_same_v<T, D>, "Eltwise: inputs and dst must have the same element type");
+    constexpr bool kFloat = kIsFloatElement<T>;
+    constexpr bool kInt = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                          std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+    static_assert(kFloat || kInt,
+                  "Eltwise: element type must be float, float16, bfloat16, int8, uint8, "
+                  "int32 or int64");
+    static_assert(kFloat || kKind != EltwiseKind::kDiv, "Eltwise: Div is for float types only");
+    const char* name = EltwiseName(kKind);
+    const size_t n = inputs.size();
+    if (n == 0 || n > kMaxEltwiseInputs) {
+      detail::Fail(ErrorCode::kBadArgument, "Eltwise<", name, ">: ", n,
+                   " inputs; 1 to ", kMaxEltwiseInputs, " are supported");
+    }
+    if ((kKind == EltwiseKind::kSub || kKind == EltwiseKind::kDiv) && n != 2) {
+      detail::Fail(ErrorCode::kBadArgument, "Eltwise<", name, ">: needs exactly 2 inputs, got ", n);
+    }
+    if (!weights.empty()) {
+      if (kKind != EltwiseKind::kSum || !kFloat) {
+        detail::Fail(ErrorCode::kBadArgument, "Eltwise<", name,
+                     ">: weights are for Sum over float types only");
+      }
+      if (weights.size() != n) {
+        detail::Fail(ErrorCode::kShapeMismatch, "Eltwise<Sum>: ", weights.size(),
+                     " weights for ", n, " inputs");
+      }
+    }
+    if (dst.data() == nullptr && dst.ElementCount() != 0) {
+      detail::Fail(ErrorCode::kNullPointer, "Eltwise<", name, ">: dst data is null");
+    }
+    typename EltwiseKernel<kKind, T>::Job job{};
+    size_t strides[kMaxEltwiseInputs + 1][kMaxRank] = {};
+    for (size_t k = 0; k < n; ++k) {
+      const auto& in = inputs[k];
+      detail::BroadcastStrides(in, k, dst.dims(), strides[k]);
+      if (detail::Overlaps(in, dst) &&
+          !(static_cast<const void*>(in.data()) == static_cast<const void*>(dst.data()) &&
+            in.dims() == dst.dims() && in.pitches() == dst.pitches())) {
+        detail::Fail(ErrorCode::kAliasing, "Eltwise<", name, ">: input ", k,
+                     " overlaps dst without being the same view");
+      }
+      if (in.data() == nullptr && in.ElementCount() != 0) {
+        detail::Fail(ErrorCode::kNullPointer, "Eltwise<", name, ">: input ", k, " data is null");
+      }
+      job.src[k] = in.data();
+      job.weights[k] = weights.empty() ? 1.0f : weights[k];
+    }
+    for (size_t d = 0; d < dst.rank(); ++d) strides[n][d] = dst.StrideBytes(d);
+    job.dst = dst.data();
+    job.weighted = !weights.empty();
+    job.nest = detail::MakeEltwiseNest(dst.dims(), n, strides, sizeof(T));
+    if (job.nest.row == 0) return;
+    detail::RunKernel(EltwiseKernel<kKind, T>{}, job);
+  }
+
+  // Two inputs (Add, Sub, Mul, Div, Max/Min of a pair).
+  template <class T, Layout LI, class D, Layout LD>
+  void operator()(const TensorView<const T, LI>& a, const TensorView<const T, LI>& b,
+                  const TensorView<D, LD>& dst) const {
+    const TensorView<const T, LI> pair[2] = {a, b};
+    (*this)(std::span<const TensorView<const T, LI>>(pair, 2), dst);
+  }
+};
+
+using Add = Eltwise<EltwiseKind::kSum>;
+using Sub = Eltwise<EltwiseKind::kSub>;
+using Mul = Eltwise<EltwiseKind::kProduct>;
+using Div = Eltwise<EltwiseKind::kDiv>;
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_ELTWISE_H_

@@ -1,0 +1,282 @@
+// Eltwise against a scalar reference on every target: every kind and element
+// type, 1 to 5 inputs, ONNX broadcasting (scalars, per-channel, lower rank),
+// padded pitches, in-place use, NaN, integer wrap-around and bad arguments.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "support/catch.h"
+#include "support/expect_error.h"
+#include "support/random.h"
+#include "support/reference_convert.h"
+#include "support/targets.h"
+#include "support/test_tensor.h"
+
+namespace tensorops::test {
+namespace {
+
+using K = EltwiseKind;
+
+// dst index -> the broadcast input's index (right-aligned, size-1 dims pinned).
+Extents SourceIndex(const Extents& out, const Dims& in) {
+  size_t zeros[kMaxRank] = {};
+  Extents index = Extents::FromArray(zeros, in.size());
+  const size_t shift = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d) index[d] = in[d] == 1 ? 0 : out[d + shift];
+  return index;
+}
+
+template <class T>
+double AsDouble(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<double>(v);
+  } else {
+    return RefToFloat(v);
+  }
+}
+
+template <class T>
+T Small(Rng& rng) {
+  if constexpr (std::is_integral_v<T>) {
+    return RandomValue<T>(rng);  // full range: exercises wrap-around
+  } else {
+    return RefConvert<T>(std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng));
+  }
+}
+
+// The reference: left fold in double (float types) or in unsigned (integers).
+template <EltwiseKind kKind, class T>
+double Reference(const std::vector<T>& x, const std::vector<float>& w) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U acc = static_cast<U>(x[0]);
+    for (size_t k = 1; k < x.size(); ++k) {
+      const U v = static_cast<U>(x[k]);
+      if (kKind == K::kSum) acc = static_cast<U>(acc + v);
+      if (kKind == K::kSub) acc = static_cast<U>(acc - v);
+      if (kKind == K::kProduct) acc = static_cast<U>(acc * v);
+      if (kKind == K::kMax) acc = static_cast<U>(std::max<T>(static_cast<T>(acc), x[k]));
+      if (kKind == K::kMin) acc = static_cast<U>(std::min<T>(static_cast<T>(acc), x[k]));
+    }
+    return static_cast<double>(static_cast<T>(acc));
+  } else {
+    double acc = AsDouble(x[0]) * (w.empty() ? 1.0 : w[0]);
+    for (size_t k = 1; k < x.size(); ++k) {
+      const double v = AsDouble(x[k]);
+      if (std::isnan(v) && (kKind == K::kMax || kKind == K::kMin)) return v;
+      if (kKind == K::kSum) acc += v * (w.empty() ? 1.0 : w[k]);
+      if (kKind == K::kSub) acc -= v;
+      if (kKind == K::kProduct) acc *= v;
+      if (kKind == K::kDiv) acc /= v;
+      if (kKind == K::kMax) acc = std::isnan(acc) ? acc : std::max(acc, v);
+      if (kKind == K::kMin) acc = std::isnan(acc) ? acc : std::min(acc, v);
+    }
+    return acc;
+  }
+}
+
+struct Case {
+  std::vector<Dims> inputs;
+  Dims out;
+  Extents pad;  // dst padding
+};
+
+std::vector<Case> Cases(size_t n) {
+  std::vector<Case> cases;
+  const auto same = [&](const Dims& d, const Extents& pad = {}) {
+    return Case{std::vector<Dims>(n, d), d, pad};
+  };
+  cases.push_back(same({1}));
+  cases.push_back(same({7}));
+  cases.push_back(same({67}));
+  cases.push_back(same({3, 5, 33}, {0, 1, 3}));
+  cases.push_back(same({2, 3, 4, 17}));
+  Case bcast{{}, {2, 3, 5, 19}, {0, 0, 1, 2}};
+  const Dims shapes[] = {{2, 3, 5, 19}, {3, 1, 1}, {1}, {19}, {2, 1, 5, 1}};
+  for (size_t k = 0; k < n; ++k) bcast.inputs.push_back(shapes[k % 5]);
+  cases.push_back(bcast);
+  Case outer{{}, {4, 1, 9}, {}};  // every input broadcasts somewhere
+  const Dims shapes2[] = {{4, 1, 1}, {9}, {1, 1, 9}, {4, 1, 9}, {1}};
+  for (size_t k = 0; k < n; ++k) outer.inputs.push_back(shapes2[k % 5]);
+  cases.push_back(outer);
+  return cases;
+}
+
+template <EltwiseKind kKind, class T>
+void CheckCase(const Case& c, const std::vector<float>& weights, uint64_t seed) {
+  INFO(EltwiseName(kKind) << " " << kElementName<T> << " inputs " << c.inputs.size()
+                          << " dst " << c.out << " seed " << seed);
+  Rng rng(seed);
+  std::vector<TestTensor<T, Strided<>>> in;
+  for (const Dims& d : c.inputs) {
+    size_t ones[kMaxRank] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    in.emplace_back(d, Extents::FromArray(ones, d.size()));  // padded inputs
+    in.back().Fill([&](const Extents&) {
+      T v = Small<T>(rng);
+      if constexpr (kKind == K::kDiv) {
+        if (AsDouble(v) == 0) v = RefConvert<T>(1.0f);
+      }
+      return v;
+    });
+  }
+  std::vector<TensorView<const T, Strided<>>> views;
+  for (auto& t : in) views.push_back(t.ConstView());
+  const double eps = std::is_same_v<T, float> ? 0x1p-23 : std::is_same_v<T, hwy::float16_t> ? 0x1p-10 : 0x1p-7;
+  ForEachTarget([&](int64_t) {
+    TestTensor<T, Strided<>> dst(c.out, c.pad);
+    Eltwise<kKind>{.weights = weights}(std::span<const TensorView<const T, Strided<>>>(views),
+                                       dst.View());
+    CHECK(dst.OnlyElementsWritten());
+    size_t failures = 0;
+    ForEachIndex(c.out, [&](const Extents& i) {
+      std::vector<T> x;
+      double magnitude = 0;
+      for (size_t k = 0; k < in.size(); ++k) {
+        x.push_back(in[k].at(SourceIndex(i, c.inputs[k])));
+        magnitude += std::fabs(AsDouble(x.back()));
+      }
+      const double want = Reference<kKind, T>(x, weights);
+      const double got = AsDouble(dst.at(i));
+      bool ok;
+      if constexpr (std::is_integral_v<T>) {
+        ok = got == want;
+      } else if (kKind == K::kMax || kKind == K::kMin) {
+        ok = got == want || (std::isnan(got) && std::isnan(want));
+      } else if (kKind == K::kProduct || kKind == K::kDiv) {
+        ok = std::fabs(got - want) <= std::fabs(want) * eps * static_cast<double>(x.size()) + 1e-30;
+      } else {
+        ok = std::fabs(got - want) <= magnitude * 4 * eps * static_cast<double>(x.size());
+      }
+      if (!ok && failures++ < 5) FAIL_CHECK("index " << i << " got " << got << " want " << want);
+    });
+    CHECK(failures == 0);
+  });
+}
+
+template <EltwiseKind kKind, class T>
+void CheckKind(std::initializer_list<size_t> counts) {
+  uint64_t seed = 1;
+  for (size_t n : counts) {
+    for (const Case& c : Cases(n)) CheckCase<kKind, T>(c, {}, seed++);
+  }
+}
+
+TEST_CASE("Eltwise Sum, Max, Min over 1 to 5 inputs with broadcasting", "[eltwise]") {
+  CheckKind<K::kSum, float>({1, 2, 3, 5});
+  CheckKind<K::kMax, float>({1, 2, 3});
+  CheckKind<K::kMin, float>({2, 5});
+  CheckKind<K::kSum, hwy::float16_t>({2, 3});
+  CheckKind<K::kMax, hwy::bfloat16_t>({2, 3});
+}
+
+TEST_CASE("Eltwise Product, Sub, Div (float types)", "[eltwise]") {
+  CheckKind<K::kProduct, float>({1, 2, 4});
+  CheckKind<K::kSub, float>({2});
+  CheckKind<K::kDiv, float>({2});
+  CheckKind<K::kProduct, hwy::bfloat16_t>({3});
+  CheckKind<K::kDiv, hwy::float16_t>({2});
+}
+
+TEST_CASE("Eltwise integers are exact and wrap around", "[eltwise]") {
+  CheckKind<K::kSum, int8_t>({2, 3});
+  CheckKind<K::kSum, uint8_t>({2});
+  CheckKind<K::kSum, int32_t>({3});
+  CheckKind<K::kSum, int64_t>({2});
+  CheckKind<K::kProduct, int8_t>({3});
+  CheckKind<K::kProduct, int32_t>({2});
+  CheckKind<K::kProduct, int64_t>({2});
+  CheckKind<K::kMax, uint8_t>({3});
+  CheckKind<K::kMax, int64_t>({2});
+  CheckKind<K::kMin, int8_t>({2});
+  CheckKind<K::kMin, int32_t>({4});
+  CheckKind<K::kSub, int64_t>({2});
+}
+
+TEST_CASE("Eltwise weighted Sum", "[eltwise]") {
+  uint64_t seed = 100;
+  for (const Case& c : Cases(3)) CheckCase<K::kSum, float>(c, {0.5f, -2.0f, 0.25f}, seed++);
+  for (const Case& c : Cases(2)) CheckCase<K::kSum, hwy::bfloat16_t>(c, {3.0f, -1.0f}, seed++);
+}
+
+TEST_CASE("Eltwise Max/Min propagate NaN from any input", "[eltwise]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {nan, 1.0f, 2.0f, nan, -0.5f}, b = {1.0f, nan, 3.0f, nan, -1.0f};
+  ForEachTarget([&](int64_t) {
+    std::vector<float> mx(5), mn(5);
+    TensorView<const float, Strided<1>> va(a.data(), {5}), vb(b.data(), {5});
+    Eltwise<K::kMax>{}(va, vb, TensorView<float, Strided<1>>(mx.data(), {5}));
+    Eltwise<K::kMin>{}(va, vb, TensorView<float, Strided<1>>(mn.data(), {5}));
+    CHECK(std::isnan(mx[0]));
+    CHECK(std::isnan(mx[1]));
+    CHECK(mx[2] == 3.0f);
+    CHECK(std::isnan(mx[3]));
+    CHECK(mx[4] == -0.5f);
+    CHECK(std::isnan(mn[0]));
+    CHECK(std::isnan(mn[1]));
+    CHECK(mn[2] == 2.0f);
+    CHECK(mn[4] == -1.0f);
+  });
+}
+
+TEST_CASE("Eltwise in place: dst may be any input", "[eltwise]") {
+  ForEachTarget([&](int64_t) {
+    for (size_t alias = 0; alias < 3; ++alias) {
+      INFO("dst is input " << alias);
+      TestTensor<float, Strided<>> t0({3, 37}, {0, 2}), t1({3, 37}, {0, 2}), t2({3, 37}, {0, 2});
+      t0.Fill([](const Extents& i) { return static_cast<float>(i[1]); });
+      t1.Fill([](const Extents& i) { return static_cast<float>(i[0]) * 100.0f; });
+      t2.Fill([](const Extents&) { return 0.5f; });
+      TestTensor<float, Strided<>>* all[] = {&t0, &t1, &t2};
+      const TensorView<const float, Strided<>> views[] = {t0.ConstView(), t1.ConstView(),
+                                                          t2.ConstView()};
+      Add{}(std::span<const TensorView<const float, Strided<>>>(views, 3), all[alias]->View());
+      CHECK(all[alias]->OnlyElementsWritten());
+      ForEachIndex({3, 37}, [&](const Extents& i) {
+        CHECK(all[alias]->at(i) == static_cast<float>(i[1]) + static_cast<float>(i[0]) * 100.0f + 0.5f);
+      });
+    }
+  });
+}
+
+TEST_CASE("Eltwise rejects bad arguments and writes nothing", "[eltwise]") {
+  TestTensor<float, Strided<>> a({2, 3}), b({2, 4}), dst({2, 3});
+  const auto before = dst.Snapshot();
+  const TensorView<const float, Strided<>> ab[] = {a.ConstView(), b.ConstView()};
+  const auto two = std::span<const TensorView<const float, Strided<>>>(ab, 2);
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] { Add{}(two, dst.View()); })
+            .find("input 1 dim[1] = 4 does not broadcast to dst dim[1] = 3") != std::string::npos);
+  const TensorView<const float, Strided<>> aaa[] = {a.ConstView(), a.ConstView(), a.ConstView()};
+  const auto three = std::span<const TensorView<const float, Strided<>>>(aaa, 3);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { Sub{}(three, dst.View()); })
+            .find("exactly 2 inputs, got 3") != std::string::npos);
+  const float w[] = {1.0f, 2.0f};
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] { Add{.weights = w}(three, dst.View()); })
+            .find("2 weights for 3 inputs") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Eltwise<K::kMax>{.weights = w}(std::span(aaa, 2), dst.View());
+        }).find("weights are for Sum") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Add{}(std::span<const TensorView<const float, Strided<>>>(), dst.View());
+        }).find("0 inputs") != std::string::npos);
+  TestTensor<float, Strided<>> big({2, 1}), wide({2, 3});
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          const TensorView<const float, Strided<>> r3[] = {TensorView<const float, Strided<>>(
+              wide.ConstView().data(), {1, 2, 3})};
+          Add{}(std::span(r3, 1), dst.View());
+        }).find("rank 3 but dst has rank 2") != std::string::npos);
+  // A view shifted by one element overlaps dst without being it.
+  TestTensor<float, Strided<>> buffer({16});
+  const TensorView<const float, Strided<>> shifted[] = {
+      TensorView<const float, Strided<>>(buffer.View().data() + 1, {8})};
+  CHECK(ErrorOf(ErrorCode::kAliasing, [&] {
+          Add{}(std::span(shifted, 1), TensorView<float, Strided<>>(buffer.View().data(), {8}));
+        }).find("input 0 overlaps dst") != std::string::npos);
+  CHECK(dst.Snapshot() == before);
+}
+
+}  // namespace
+}  // namespace tensorops::test

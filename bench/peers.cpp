@@ -1,11 +1,17 @@
 // Peer implementations for the benchmarks (see peers.h).
 #include "peers.h"
 
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #ifdef TENSOROPS_BENCH_EIGEN
 #include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 #endif
 #ifdef TENSOROPS_BENCH_ONEDNN
 #include <dnnl.hpp>
@@ -86,6 +92,166 @@ bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n) {
   return true;
 #else
   (void)src, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+// ---- Unary math -------------------------------------------------------------
+
+bool PlainMath(PeerMath op, const float* src, float* dst, size_t n) {
+  // The loops a user writes with <cmath>; GCC vectorises none of these calls.
+  switch (op) {
+    case PeerMath::kExp: for (size_t i = 0; i < n; ++i) dst[i] = std::exp(src[i]); break;
+    case PeerMath::kTanh: for (size_t i = 0; i < n; ++i) dst[i] = std::tanh(src[i]); break;
+    case PeerMath::kLog: for (size_t i = 0; i < n; ++i) dst[i] = std::log(src[i]); break;
+    case PeerMath::kErf: for (size_t i = 0; i < n; ++i) dst[i] = std::erf(src[i]); break;
+    case PeerMath::kSqrt: for (size_t i = 0; i < n; ++i) dst[i] = std::sqrt(src[i]); break;
+  }
+  return true;
+}
+
+bool EigenMath(PeerMath op, const float* src, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  Eigen::Map<const Eigen::ArrayXf> in(src, static_cast<Eigen::Index>(n));
+  Eigen::Map<Eigen::ArrayXf> out(dst, static_cast<Eigen::Index>(n));
+  switch (op) {
+    case PeerMath::kExp: out = in.exp(); break;
+    case PeerMath::kTanh: out = in.tanh(); break;
+    case PeerMath::kLog: out = in.log(); break;
+    case PeerMath::kErf: out = in.erf(); break;
+    case PeerMath::kSqrt: out = in.sqrt(); break;
+  }
+  return true;
+#else
+  (void)op, (void)src, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+#ifdef TENSOROPS_BENCH_ONEDNN
+namespace {
+
+dnnl::engine& Engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+dnnl::stream& Stream() {
+  static dnnl::stream stream(Engine());
+  return stream;
+}
+dnnl::memory::desc Dense(size_t n) {
+  return dnnl::memory::desc({static_cast<dnnl::memory::dim>(n)}, dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::a);
+}
+
+}  // namespace
+#endif
+
+bool OneDnnMath(PeerMath op, const float* src, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using A = dnnl::algorithm;
+  A alg;
+  switch (op) {
+    case PeerMath::kExp: alg = A::eltwise_exp; break;
+    case PeerMath::kTanh: alg = A::eltwise_tanh; break;
+    case PeerMath::kLog: alg = A::eltwise_log; break;
+    case PeerMath::kSqrt: alg = A::eltwise_sqrt; break;
+    default: return false;  // no plain erf in oneDNN's eltwise
+  }
+  // One primitive per (op, size), built on first use like an inference runtime.
+  static std::map<std::tuple<int, size_t>, dnnl::eltwise_forward> cache;
+  const auto key = std::make_tuple(static_cast<int>(op), n);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, Dense(n));
+    it = cache.emplace(key, dnnl::eltwise_forward(
+                                dnnl::eltwise_forward::primitive_desc(desc, Engine()))).first;
+  }
+  dnnl::memory in(Dense(n), Engine(), const_cast<float*>(src));
+  dnnl::memory out(Dense(n), Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)op, (void)src, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+// ---- Eltwise ----------------------------------------------------------------
+
+bool PlainWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = wa * a[i] + wb * b[i];
+  return true;
+}
+
+bool EigenWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  const auto len = static_cast<Eigen::Index>(n);
+  Eigen::Map<Eigen::ArrayXf>(dst, len) =
+      wa * Eigen::Map<const Eigen::ArrayXf>(a, len) + wb * Eigen::Map<const Eigen::ArrayXf>(b, len);
+  return true;
+#else
+  (void)a, (void)b, (void)wa, (void)wb, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+bool OneDnnWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  static std::map<std::tuple<size_t, float, float>, dnnl::sum> cache;
+  const auto key = std::make_tuple(n, wa, wb);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const dnnl::sum::primitive_desc pd({wa, wb}, {Dense(n), Dense(n)}, Engine());
+    it = cache.emplace(key, dnnl::sum(pd)).first;
+  }
+  dnnl::memory ma(Dense(n), Engine(), const_cast<float*>(a));
+  dnnl::memory mb(Dense(n), Engine(), const_cast<float*>(b));
+  dnnl::memory md(Dense(n), Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_MULTIPLE_SRC, ma}, {DNNL_ARG_MULTIPLE_SRC + 1, mb},
+                                {DNNL_ARG_DST, md}});
+  Stream().wait();
+  return true;
+#else
+  (void)a, (void)b, (void)wa, (void)wb, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+bool PlainMax2(const float* a, const float* b, float* dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = a[i] > b[i] ? a[i] : b[i];
+  return true;
+}
+
+bool EigenMax2(const float* a, const float* b, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  const auto len = static_cast<Eigen::Index>(n);
+  Eigen::Map<Eigen::ArrayXf>(dst, len) =
+      Eigen::Map<const Eigen::ArrayXf>(a, len).max(Eigen::Map<const Eigen::ArrayXf>(b, len));
+  return true;
+#else
+  (void)a, (void)b, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  static std::map<size_t, dnnl::binary> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) {
+    const dnnl::binary::desc desc(dnnl::algorithm::binary_max, Dense(n), Dense(n), Dense(n));
+    it = cache.emplace(n, dnnl::binary(dnnl::binary::primitive_desc(desc, Engine()))).first;
+  }
+  dnnl::memory ma(Dense(n), Engine(), const_cast<float*>(a));
+  dnnl::memory mb(Dense(n), Engine(), const_cast<float*>(b));
+  dnnl::memory md(Dense(n), Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_SRC_0, ma}, {DNNL_ARG_SRC_1, mb}, {DNNL_ARG_DST, md}});
+  Stream().wait();
+  return true;
+#else
+  (void)a, (void)b, (void)dst, (void)n;
   return false;
 #endif
 }

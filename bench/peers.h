@@ -16,6 +16,20 @@ bool PlainF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool EigenF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 
+// Elementwise math on n dense floats (the unary bench).
+enum class PeerMath { kExp, kTanh, kLog, kErf, kSqrt };
+bool PlainMath(PeerMath op, const float* src, float* dst, size_t n);
+bool EigenMath(PeerMath op, const float* src, float* dst, size_t n);
+bool OneDnnMath(PeerMath op, const float* src, float* dst, size_t n);
+
+// dst = wa a + wb b and dst = max(a, b) on n dense floats (the eltwise bench).
+bool PlainWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);
+bool EigenWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);
+bool OneDnnWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);
+bool PlainMax2(const float* a, const float* b, float* dst, size_t n);
+bool EigenMax2(const float* a, const float* b, float* dst, size_t n);
+bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

@@ -52,7 +52,7 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
 def main():
     # exp(r) = 1 + r + r^2 P(r); the range is +-ln2/2 widened for the low
     # part of a two-part argument (ExpWithLow) and a k chosen one off.
-    h = mp.mpf('0.40')
+    h = mp.mpf('0.35')
     fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
         -h, h, 5, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))
     # log(m) = 2s + s^3 Q(s^2), s = (m-1)/(m+1), m in [sqrt(.5), sqrt(2)].

@@ -69,7 +69,8 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
 //
 // Reduction: k = round((hi + lo) / ln2), r = hi - k*ln2 + lo with ln2 in two
 // parts; ln2_hi has 9 significant bits, so k*ln2_hi (|k| <= 151) and
-// hi - k*ln2_hi are exact. exp(r) = 1 + r + r^2 P(r) on |r| <= 0.40.
+// hi - k*ln2_hi are exact. exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2 (k
+// comes from hi + lo, so lo does not widen r's range).
 template <class D>
 struct ExpParts {
   hn::Vec<D> q;                       // exp(r) - 1, |q| < 0.5
@@ -78,11 +79,17 @@ struct ExpParts {
   hn::Vec<D> Mantissa(D d) const { return hn::Add(hn::Set(d, 1.0f), q); }
 };
 
+// exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding).
+template <class D>
+HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
+  static constexpr float kP[] = {0.5f, 0.166666672f, 0.0416664556f, 0.00833331048f,
+                                 0.00139345322f, 0.000198919704f};
+  return hn::MulAdd(hn::Mul(r, r), Polynomial(d, r, kP), r);
+}
+
 template <bool kHasLow, class D>
 HWY_INLINE ExpParts<D> ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in) {
   const hn::RebindToSigned<D> di;
-  static constexpr float kP[] = {0.5f, 0.166666672f, 0.0416663103f,
-                                 0.00833329372f, 0.00139485323f, 0.000199075163f};
   const auto x = hn::Min(hn::Max(hi, hn::Set(d, -120.0f)), hn::Set(d, 89.0f));
   // A clamped hi makes lo meaningless (and it may be large: lo is below
   // half an ULP of hi, not of the clamp).
@@ -92,11 +99,21 @@ HWY_INLINE ExpParts<D> ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in) {
   auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
   r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
   if constexpr (kHasLow) r = hn::Add(r, lo);
-  return {hn::MulAdd(hn::Mul(r, r), Polynomial(d, r, kP), r), hn::ConvertTo(di, k)};
+  return {ExpMinus1(d, r), hn::ConvertTo(di, k)};
 }
 
 template <class D>
 HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  // Fast path: every lane's result is a normal float (no clamp, no NaN, no
+  // two-step scaling); 2^k then goes straight into the exponent bits.
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
+    const auto k = hn::Round(hn::Mul(x, hn::Set(d, 1.44269504f)));
+    auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
+    r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
+    const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1(d, r));
+    return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, k))));
+  }
   const ExpParts<D> e = ExpSplit<false>(d, x, x);
   return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, e.Mantissa(d), e.k));
 }
@@ -183,20 +200,25 @@ HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
 }
 
 // tanh(x): x + x^3 T(x^2) for |x| < 0.625; above, 1 - 2 / (exp(2|x|) + 1)
-// (no cancellation there: the quotient is below 0.45), with x's sign.
+// (no cancellation there: the quotient is below 0.45), with x's sign. |x| is
+// clamped at 9.1 (tanh is 1 in float beyond), which keeps exp on its fast
+// path; a vector entirely on one side computes only that side.
 template <class D>
 HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   static constexpr float kT[] = {-0.333333343f, 0.133333325f, -0.0539676398f,
                                  0.0218598954f, -0.00879100431f, 0.00330624753f,
                                  -0.00086221681f};
   const auto a = hn::Abs(x);
+  const auto is_small = hn::Lt(a, hn::Set(d, 0.625f));
   const auto x2 = hn::Mul(x, x);
-  const auto small = hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
+  const auto small = [&] { return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x); };
+  if (hn::AllTrue(d, is_small)) return small();
   const auto one = hn::Set(d, 1.0f);
-  const auto e = Exp(d, hn::Add(a, a));
-  const auto large = hn::Sub(one, hn::Div(hn::Set(d, 2.0f), hn::Add(e, one)));
-  return hn::IfThenElse(hn::Lt(a, hn::Set(d, 0.625f)), small,
-                        hn::CopySignToAbs(large, x));
+  const auto a2 = hn::Mul(hn::Min(a, hn::Set(d, 9.1f)), hn::Set(d, 2.0f));
+  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(Exp(d, a2), one));
+  const auto large = hn::IfThenElse(hn::IsNaN(x), x, hn::CopySignToAbs(hn::Sub(one, q), x));
+  if (hn::AllFalse(d, is_small)) return large;
+  return hn::IfThenElse(is_small, small(), large);
 }
 
 // m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)

@@ -31,12 +31,20 @@ HWY_INLINE hn::Vec<D> Fold(D /*d*/, hn::Vec<D> acc, hn::Vec<D> x) {
   if constexpr (kKind == K::kProduct) return hn::Mul(acc, x);
   if constexpr (kKind == K::kDiv) return hn::Div(acc, x);
   if constexpr (kKind == K::kMax || kKind == K::kMin) {
-    auto m = kKind == K::kMax ? hn::Max(acc, x) : hn::Min(acc, x);
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-      m = hn::IfThenElse(hn::IsNaN(x), x, m);
-      m = hn::IfThenElse(hn::IsNaN(acc), acc, m);
+      // x86's maxps/minps(x, acc) return acc when either is NaN, which
+      // covers a NaN acc; a NaN x is put back by one select ("not x == x":
+      // Highway's Ne is an ordered compare). Elsewhere (and in Highway's
+      // scalar/emulated targets) Max/Min return the non-NaN operand, so both
+      // sides are checked.
+      auto m = kKind == K::kMax ? hn::Max(x, acc) : hn::Min(x, acc);
+#if !HWY_ARCH_X86 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+      m = hn::IfThenElse(hn::Not(hn::Eq(acc, acc)), acc, m);
+#endif
+      return hn::IfThenElse(hn::Not(hn::Eq(x, x)), x, m);
+    } else {
+      return kKind == K::kMax ? hn::Max(acc, x) : hn::Min(acc, x);
     }
-    return m;
   }
 }
 
@@ -69,6 +77,18 @@ HWY_INLINE void EltwiseRow(const T* const* src, const size_t* row_step, size_t n
       return acc;
     };
     size_t i = 0;
+    if (n == 2 && row_step[0] != 0 && row_step[1] != 0) {
+      // The common binary case without broadcasting: a loop the compiler
+      // keeps in registers (no per-input dispatch).
+      const T* HWY_RESTRICT a = src[0];
+      const T* HWY_RESTRICT b = src[1];
+      const auto wa = hn::Set(d, weights[0]), wb = hn::Set(d, weights[1]);
+      for (; i + lanes <= count; i += lanes) {
+        const auto x = LoadAsF32<T>(d, a + i), y = LoadAsF32<T>(d, b + i);
+        const auto v = weighted ? hn::MulAdd(y, wb, hn::Mul(x, wa)) : Fold<kKind>(d, x, y);
+        StoreFromF32<T>(d, v, dst + i);
+      }
+    }
     for (; i + lanes <= count; i += lanes) StoreFromF32<T>(d, row(i, lanes), dst + i);
     if (i < count) StoreTailFromF32<T>(d, row(i, count - i), dst + i, count - i);
   } else if constexpr (kKind == EltwiseKind::kProduct && sizeof(T) != 4) {

@@ -38,10 +38,10 @@ void AppendRepeated(const Field& f, size_t bytes_each, bool varint, std::vector<
 
 size_t DataTypeSize(int32_t type) {
   switch (type) {
-    case kFloat: case kInt32: return 4;
+    case kFloat: case kInt32: case kUInt32: return 4;
     case kUInt8: case kInt8: case kBool: return 1;
-    case kInt16: case kFloat16: case kBFloat16: return 2;
-    case kInt64: case kDouble: return 8;
+    case kInt16: case kUInt16: case kFloat16: case kBFloat16: return 2;
+    case kInt64: case kUInt64: case kDouble: return 8;
     default: return 0;
   }
 }
@@ -72,7 +72,8 @@ Tensor ParseTensor(const std::vector<uint8_t>& bytes) {
     } else if (f.number == 9) {
       raw.assign(f.data, f.data + f.size);
       has_raw = true;
-    } else if (f.number == 4 || f.number == 5 || f.number == 7 || f.number == 10) {
+    } else if (f.number == 4 || f.number == 5 || f.number == 7 || f.number == 10 ||
+               f.number == 11) {
       typed_fields.push_back(f);
     }
   }
@@ -81,12 +82,13 @@ Tensor ParseTensor(const std::vector<uint8_t>& bytes) {
   for (int64_t d : t.dims) {
     if (d < 0) throw OnnxFormatError("TensorProto: negative dim " + std::to_string(d));
   }
-  // int32_data holds every type of 4 bytes or fewer, widened to int32.
+  // int32_data holds every type of 4 bytes or fewer, widened to int32;
+  // uint64_data holds uint32 and uint64.
   for (const Field& f : typed_fields) {
     if (f.number == 4 || f.number == 10) {
       AppendRepeated(f, f.number == 4 ? 4 : 8, f.wire_type == 0, typed);
     } else {
-      const size_t each = f.number == 7 ? 8 : 4;
+      const size_t each = f.number == 7 || f.number == 11 ? 8 : 4;  // int64/uint64_data
       std::vector<uint8_t> wide;
       AppendRepeated(f, each, true, wide);
       for (size_t i = 0; i + each <= wide.size(); i += each) {
@@ -109,15 +111,24 @@ Node ParseModelNode(const std::vector<uint8_t>& bytes) {
   while (!model.Done()) {
     const Field graph = model.Next();
     if (graph.number != 7 || graph.wire_type != 2) continue;
+    // Count the graph's nodes first: "expanded" tests are many-node graphs.
+    size_t nodes = 0;
+    for (WireReader count(graph.data, graph.size, "GraphProto"); !count.Done();) {
+      const Field f = count.Next();
+      nodes += f.number == 1 && f.wire_type == 2;
+    }
     WireReader g(graph.data, graph.size, "GraphProto");
     while (!g.Done()) {
       const Field node_field = g.Next();
       if (node_field.number != 1 || node_field.wire_type != 2) continue;
       Node node;
+      node.graph_nodes = nodes;
       WireReader n(node_field.data, node_field.size, "NodeProto");
       while (!n.Done()) {
         const Field f = n.Next();
-        if (f.number == 4 && f.wire_type == 2) {
+        if (f.number == 1 && f.wire_type == 2) {
+          node.inputs.emplace_back(reinterpret_cast<const char*>(f.data), f.size);
+        } else if (f.number == 4 && f.wire_type == 2) {
           node.op_type.assign(reinterpret_cast<const char*>(f.data), f.size);
         } else if (f.number == 5 && f.wire_type == 2) {
           std::string name;

@@ -12,8 +12,8 @@ namespace tensorops::onnx {
 
 // TensorProto.DataType values used here.
 enum DataType : int32_t {
-  kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-  kBool = 9, kFloat16 = 10, kDouble = 11, kBFloat16 = 16,
+  kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
+  kBool = 9, kFloat16 = 10, kDouble = 11, kUInt32 = 12, kUInt64 = 13, kBFloat16 = 16,
 };
 
 // Bytes per element of a data type, or 0 when unsupported here.
@@ -40,7 +40,14 @@ struct Attribute {
 
 struct Node {
   std::string op_type;
+  std::vector<std::string> inputs;  // names; "" marks an omitted optional input
+  size_t graph_nodes = 1;            // nodes in the model's graph (this is the first)
   std::map<std::string, Attribute> attributes;
+
+  float Float(const std::string& name, float fallback) const {
+    const auto it = attributes.find(name);
+    return it == attributes.end() ? fallback : it->second.f;
+  }
 
   int64_t Int(const std::string& name, int64_t fallback) const {
     const auto it = attributes.find(name);

@@ -5,6 +5,10 @@
 //     -> Convert uint8 -> float32 into a dense NCHW tensor
 //     -> Convert float32 -> float16 (how weights and activations are stored)
 //     -> Convert float16 -> float32 of the centre crop (a sub-view)
+//     -> normalise per channel: (x - mean) / std, Eltwise Sub and Div with
+//        (1, 3, 1, 1) tensors broadcast over the image
+//     -> a residual activation block: y = x + Gelu(x) (Unary, then Add in place)
+//     -> Sigmoid, the gate a squeeze-excitation block would apply
 //
 // The frame is generated, not downloaded, so every run computes the same thing.
 #include <tensorops/tensorops.h>
@@ -63,6 +67,27 @@ int main() {
   const double t_f16 = Microseconds([&] { tops::Convert{}(rgb, half); });
   const double t_crop = Microseconds([&] { tops::Convert{}(centre, crop); });
 
+  // ImageNet's per-channel mean and standard deviation, in 0..255 units.
+  const float mean255[3] = {123.675f, 116.28f, 103.53f};
+  const float std255[3] = {58.395f, 57.12f, 57.375f};
+  const tops::TensorView<const float, tops::Nchw> mean_view(mean255, {1, 3, 1, 1});
+  const tops::TensorView<const float, tops::Nchw> std_view(std255, {1, 3, 1, 1});
+  std::vector<float> norm_memory(crop_memory.size()), act_memory(crop_memory.size()),
+      gate_memory(crop_memory.size());
+  const tops::TensorView<float, tops::Nchw> norm(norm_memory.data(), crop_dims);
+  const tops::TensorView<float, tops::Nchw> act(act_memory.data(), crop_dims);
+  const tops::TensorView<float, tops::Nchw> gate(gate_memory.data(), crop_dims);
+  const double t_norm = Microseconds([&] {
+    tops::Sub{}(tops::TensorView<const float, tops::Nchw>(crop), mean_view, norm);
+    tops::Div{}(tops::TensorView<const float, tops::Nchw>(norm), std_view, norm);  // in place
+  });
+  const double t_gelu = Microseconds([&] {
+    tops::Unary<tops::UnaryKind::kGelu>{}(norm, act);
+    tops::Add{}(tops::TensorView<const float, tops::Nchw>(norm),
+                tops::TensorView<const float, tops::Nchw>(act), act);  // act = x + gelu(x)
+  });
+  const double t_gate = Microseconds([&] { tops::Unary<tops::UnaryKind::kSigmoid>{}(act, gate); });
+
   // What it computed: the crop equals the frame's centre (exact: values < 2048
   // survive float16), and the mean of each channel.
   double max_error = 0;
@@ -79,8 +104,27 @@ int main() {
   std::printf("  stage                         time (us)\n");
   std::printf("  uint8 -> float32  (pitched)    %8.1f\n", t_u8);
   std::printf("  float32 -> float16             %8.1f\n", t_f16);
-  std::printf("  float16 crop -> float32        %8.1f\n\n", t_crop);
+  std::printf("  float16 crop -> float32        %8.1f\n", t_crop);
+  std::printf("  normalise (Sub, Div)           %8.1f\n", t_norm);
+  std::printf("  x + Gelu(x) (Unary, Add)       %8.1f\n", t_gelu);
+  std::printf("  Sigmoid gate                   %8.1f\n\n", t_gate);
   std::printf("  centre crop channel means: %.3f %.3f %.3f\n", mean[0], mean[1], mean[2]);
   std::printf("  max |crop - frame| = %g\n", max_error);
-  return max_error == 0 ? 0 : 1;
+
+  // Check the normalise/activation chain against a scalar evaluation.
+  double max_gate_error = 0, gate_mean = 0;
+  for (size_t c = 0; c < 3; ++c) {
+    for (size_t y = 0; y < 112; ++y) {
+      for (size_t x = 0; x < 112; ++x) {
+        const double n = (crop.at({0, c, y, x}) - mean255[c]) / std255[c];
+        const double r = n + 0.5 * n * std::erfc(-n / std::sqrt(2.0));
+        const double want = 1.0 / (1.0 + std::exp(-r));
+        max_gate_error = std::fmax(max_gate_error, std::fabs(gate.at({0, c, y, x}) - want));
+        gate_mean += gate.at({0, c, y, x}) / (3.0 * 112 * 112);
+      }
+    }
+  }
+  std::printf("  mean sigmoid gate %.4f, max |gate - double reference| = %.2g\n", gate_mean,
+              max_gate_error);
+  return max_error == 0 && max_gate_error < 1e-6 ? 0 : 1;
 }

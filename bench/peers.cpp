@@ -1,6 +1,7 @@
 // Peer implementations for the benchmarks (see peers.h).
 #include "peers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -252,6 +253,75 @@ bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n) {
   return true;
 #else
   (void)a, (void)b, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+// ---- Softmax ----------------------------------------------------------------
+
+bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+  // The loop users write: per (outer, inner) column, max, exp-sum, scale.
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inner; ++i) {
+      const float* x = src + o * count * inner + i;
+      float* y = dst + o * count * inner + i;
+      float m = x[0];
+      for (size_t c = 1; c < count; ++c) m = std::max(m, x[c * inner]);
+      float sum = 0;
+      for (size_t c = 0; c < count; ++c) sum += (y[c * inner] = std::exp(x[c * inner] - m));
+      for (size_t c = 0; c < count; ++c) y[c * inner] /= sum;
+    }
+  }
+  return true;
+}
+
+bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  // Per outer slice, a count x inner matrix (row-major): column-wise softmax
+  // with Eigen's vectorised reductions and exp.
+  using Matrix = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto rows = static_cast<Eigen::Index>(count), cols = static_cast<Eigen::Index>(inner);
+  for (size_t o = 0; o < outer; ++o) {
+    Eigen::Map<const Matrix> x(src + o * count * inner, rows, cols);
+    Eigen::Map<Matrix> y(dst + o * count * inner, rows, cols);
+    if (inner == 1) {
+      const float m = x.maxCoeff();
+      y = (x - m).exp();
+      y /= y.sum();
+    } else {
+      const Eigen::Array<float, 1, Eigen::Dynamic> m = x.colwise().maxCoeff();
+      y = (x.rowwise() - m).exp();
+      const Eigen::Array<float, 1, Eigen::Dynamic> sum = y.colwise().sum();
+      y.rowwise() /= sum;
+    }
+  }
+  return true;
+#else
+  (void)src, (void)dst, (void)outer, (void)count, (void)inner;
+  return false;
+#endif
+}
+
+bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  static std::map<std::tuple<size_t, size_t, size_t>, dnnl::softmax_forward> cache;
+  const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(outer), static_cast<dnnl::memory::dim>(count),
+                               static_cast<dnnl::memory::dim>(inner)},
+                              dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc);
+  const auto key = std::make_tuple(outer, count, inner);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+    it = cache.emplace(key, dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, Engine())))
+             .first;
+  }
+  dnnl::memory in(md, Engine(), const_cast<float*>(src));
+  dnnl::memory out(md, Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)src, (void)dst, (void)outer, (void)count, (void)inner;
   return false;
 #endif
 }

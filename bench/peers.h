@@ -30,6 +30,11 @@ bool PlainMax2(const float* a, const float* b, float* dst, size_t n);
 bool EigenMax2(const float* a, const float* b, float* dst, size_t n);
 bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n);
 
+// Softmax over the middle axis of a dense (outer, count, inner) tensor.
+bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

@@ -1,0 +1,89 @@
+// Softmax benchmarks: the two shapes, rows (1000 x 1000, inner = 1)
+// and blocks (outer 32, count 64, inner 3136: NCHW channel softmax), against
+// a plain loop, Eigen and oneDNN, and memcpy moving the same bytes.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "peers.h"
+
+namespace tensorops::bench {
+namespace {
+
+struct Shape {
+  size_t outer, count, inner;
+  size_t Elements() const { return outer * count * inner; }
+};
+
+std::vector<float> Inputs(size_t n) {
+  std::vector<float> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 7919) % 2003) * 0.01f - 10.0f;
+  return in;
+}
+
+void SetRates(benchmark::State& state, size_t elements) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * elements));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * elements * 8));
+  state.counters["elements"] = static_cast<double>(elements);
+}
+
+void Tensorops(benchmark::State& state, Shape s) {
+  const auto in = Inputs(s.Elements());
+  std::vector<float> out(in.size());
+  const TensorView<const float, Strided<3>> src(in.data(), {s.outer, s.count, s.inner});
+  const TensorView<float, Strided<3>> dst(out.data(), {s.outer, s.count, s.inner});
+  for (auto _ : state) {
+    Softmax{.axis = 1}(src, dst);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRates(state, s.Elements());
+}
+
+template <bool (*kPeer)(const float*, float*, size_t, size_t, size_t)>
+void Peer(benchmark::State& state, Shape s) {
+  const auto in = Inputs(s.Elements());
+  std::vector<float> out(in.size());
+  if (!kPeer(in.data(), out.data(), s.outer, s.count, s.inner)) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    kPeer(in.data(), out.data(), s.outer, s.count, s.inner);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, s.Elements());
+}
+
+void Memcpy(benchmark::State& state, Shape s) {
+  std::vector<float> from(s.Elements(), 1.0f), to(s.Elements());
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), from.size() * 4);
+    benchmark::DoNotOptimize(to.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, s.Elements());
+}
+
+const bool kRegistered = [] {
+  const std::pair<const char*, Shape> shapes[] = {{"1000x1000", {1000, 1000, 1}},
+                                                  {"32x64x3136", {32, 64, 3136}}};
+  for (const auto& [name, shape] : shapes) {
+    const std::string base = std::string("softmax/");
+    benchmark::RegisterBenchmark((base + "tensorops/" + name).c_str(), Tensorops, shape);
+    benchmark::RegisterBenchmark((base + "plain/" + name).c_str(), Peer<PlainSoftmax>, shape);
+    benchmark::RegisterBenchmark((base + "eigen/" + name).c_str(), Peer<EigenSoftmax>, shape);
+    benchmark::RegisterBenchmark((base + "onednn/" + name).c_str(), Peer<OneDnnSoftmax>, shape);
+    benchmark::RegisterBenchmark((base + "memcpy/" + name).c_str(), Memcpy, shape);
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench

@@ -1,0 +1,223 @@
+// Softmax kernels: rows along the axis (three passes: max, exp and sum,
+// scale), or blocks of `count` rows processed a vector of inner elements at a
+// time (the same three passes per column chunk, all in registers and L1).
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_SOFTMAX_INL_H_
+#undef TENSOROPS_OPS_SOFTMAX_INL_H_
+#else
+#define TENSOROPS_OPS_SOFTMAX_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/math-inl.h"
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/softmax.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// log(sigmoid(d)) = min(d, 0) - log(1 + exp(-|d|)), without overflow.
+template <class D>
+HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
+  const auto tail = math::Log1p(d, math::Exp(d, hn::Neg(hn::Abs(v))));
+  return hn::Sub(hn::Min(v, hn::Zero(d)), tail);
+}
+
+// LogSoftmax needs log(sum) to full relative accuracy when sum = 1 + small
+// (one dominant element): summing 1 + small in float would round small's
+// digits away. So the exps of elements equal to the max (each exactly 1) are
+// counted apart, and log(sum) = log1p((count_of_max - 1) + sum_of_the_rest).
+template <class D>
+struct LogSumParts {
+  hn::Vec<D> rest;   // sum of exp(x - m) over x != m
+  hn::Vec<D> n_max;  // how many x == m
+};
+
+template <class D>
+HWY_INLINE void AddToLogSum(D d, LogSumParts<D>& parts, hn::Vec<D> diff, hn::Vec<D> e,
+                            hn::Mask<D> valid) {
+  const auto is_max = hn::And(hn::Eq(diff, hn::Zero(d)), valid);
+  parts.rest = hn::Add(parts.rest, hn::IfThenZeroElse(is_max, hn::IfThenElseZero(valid, e)));
+  parts.n_max = hn::Add(parts.n_max, hn::IfThenElseZero(is_max, hn::Set(d, 1.0f)));
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> LogOfSum(D d, hn::Vec<D> rest, hn::Vec<D> n_max) {
+  return math::Log1p(d, hn::Add(hn::Sub(n_max, hn::Set(d, 1.0f)), rest));
+}
+
+// Loads `rest` (<= Lanes) elements as float; missing lanes get `fill`.
+template <class T, class D>
+HWY_INLINE hn::Vec<D> LoadPart(D d, const T* p, size_t rest, hn::Vec<D> fill) {
+  if (rest == hn::Lanes(d)) return LoadAsF32<T>(d, p);
+  return hn::IfThenElse(hn::FirstN(d, rest), LoadTailAsF32<T>(d, p, rest), fill);
+}
+
+template <class T, class D>
+HWY_INLINE void StorePart(D d, hn::Vec<D> v, T* p, size_t rest) {
+  if (rest == hn::Lanes(d)) {
+    StoreFromF32<T>(d, v, p);
+  } else {
+    StoreTailFromF32<T>(d, v, p, rest);
+  }
+}
+
+// One row of n contiguous elements along the axis: full vectors in the main
+// loops, the partial last vector (if any) masked.
+template <class T, bool kLog>
+HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t full = n - n % lanes;
+  const size_t rest = n - full;
+  const auto neg_inf = hn::Set(d, -hwy::HighestValue<float>() * 2.0f);
+  const auto valid = hn::FirstN(d, rest);
+  auto vmax = neg_inf;
+  for (size_t i = 0; i < full; i += lanes) vmax = hn::Max(vmax, LoadAsF32<T>(d, x + i));
+  if (rest) vmax = hn::Max(vmax, LoadPart<T>(d, x + full, rest, neg_inf));
+  const auto m = hn::MaxOfLanes(d, vmax);
+  // Stored exps are reused by the scaling pass only when they were stored
+  // exactly (float); narrower storage recomputes them.
+  constexpr bool kReuse = !kLog && hwy::IsSame<T, float>();
+  if constexpr (kLog) {
+    LogSumParts<hn::ScalableTag<float>> parts{hn::Zero(d), hn::Zero(d)};
+    const auto all = hn::FirstN(d, lanes);
+    for (size_t i = 0; i < full; i += lanes) {
+      const auto diff = hn::Sub(LoadAsF32<T>(d, x + i), m);
+      AddToLogSum(d, parts, diff, math::Exp(d, diff), all);
+    }
+    if (rest) {
+      const auto diff = hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m);
+      AddToLogSum(d, parts, diff, math::Exp(d, diff), valid);
+    }
+    const auto log_sum =
+        LogOfSum(d, hn::SumOfLanes(d, parts.rest), hn::SumOfLanes(d, parts.n_max));
+    for (size_t i = 0; i < full; i += lanes) {
+      StoreFromF32<T>(d, hn::Sub(hn::Sub(LoadAsF32<T>(d, x + i), m), log_sum), y + i);
+    }
+    if (rest) {
+      const auto v = hn::Sub(hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m), log_sum);
+      StorePart<T>(d, v, y + full, rest);
+    }
+  } else {
+    auto vsum = hn::Zero(d);
+    for (size_t i = 0; i < full; i += lanes) {
+      const auto e = math::Exp(d, hn::Sub(LoadAsF32<T>(d, x + i), m));
+      vsum = hn::Add(vsum, e);
+      if constexpr (kReuse) StoreFromF32<T>(d, e, y + i);
+    }
+    if (rest) {
+      const auto e = hn::IfThenElseZero(
+          valid, math::Exp(d, hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m)));
+      vsum = hn::Add(vsum, e);
+      if constexpr (kReuse) StorePart<T>(d, e, y + full, rest);
+    }
+    const auto inv = hn::Div(hn::Set(d, 1.0f), hn::SumOfLanes(d, vsum));
+    const auto scaled = [&](size_t i, size_t count) {
+      if constexpr (kReuse) {
+        return hn::Mul(LoadPart<float>(d, reinterpret_cast<const float*>(y) + i, count, hn::Zero(d)),
+                       inv);
+      } else {
+        return hn::Mul(math::Exp(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
+      }
+    };
+    for (size_t i = 0; i < full; i += lanes) StoreFromF32<T>(d, scaled(i, lanes), y + i);
+    if (rest) StorePart<T>(d, scaled(full, rest), y + full, rest);
+  }
+}
+
+// `count` runs of `n` contiguous elements, `stride` bytes apart: softmax down
+// each column, a vector of columns at a time.
+template <class T, bool kLog>
+HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_t n,
+                               const size_t (&stride)[2]) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto at = [&](size_t c, size_t j) { return reinterpret_cast<const T*>(x + c * stride[0]) + j; };
+  const auto out = [&](size_t c, size_t j) { return reinterpret_cast<T*>(y + c * stride[1]) + j; };
+  constexpr bool kReuse = !kLog && hwy::IsSame<T, float>();
+  for (size_t j = 0; j < n; j += lanes) {
+    const size_t rest = HWY_MIN(lanes, n - j);
+    const auto load = [&](size_t c) { return LoadPart<T>(d, at(c, j), rest, hn::Zero(d)); };
+    if (count == 2) {
+      // One exp per pair: y0 = sigmoid(x0 - x1). Rows with Inf or NaN take the
+      // general path, which gives NumPy's NaN where this would not.
+      const auto x0 = load(0), x1 = load(1);
+      if (hn::AllTrue(d, hn::And(hn::IsFinite(x0), hn::IsFinite(x1)))) {
+        const auto diff = hn::Sub(x0, x1);
+        if constexpr (kLog) {
+          StorePart<T>(d, LogSigmoid(d, diff), out(0, j), rest);
+          StorePart<T>(d, LogSigmoid(d, hn::Neg(diff)), out(1, j), rest);
+        } else {
+          StorePart<T>(d, math::Sigmoid(d, diff), out(0, j), rest);
+          StorePart<T>(d, math::Sigmoid(d, hn::Neg(diff)), out(1, j), rest);
+        }
+        continue;
+      }
+    }
+    // Each of the count rows is its own memory stream, too many for the
+    // hardware prefetchers: fetch the next chunks' lines while reading this one.
+    auto m = load(0);
+    hwy::Prefetch(at(0, j + 4 * lanes));
+    for (size_t c = 1; c < count; ++c) {
+      hwy::Prefetch(at(c, j + 4 * lanes));
+      m = hn::Max(m, load(c));
+    }
+    auto sum = hn::Zero(d);
+    LogSumParts<hn::ScalableTag<float>> parts{hn::Zero(d), hn::Zero(d)};
+    const auto all = hn::FirstN(d, lanes);
+    for (size_t c = 0; c < count; ++c) {
+      const auto diff = hn::Sub(load(c), m);
+      const auto e = math::Exp(d, diff);
+      if constexpr (kLog) {
+        AddToLogSum(d, parts, diff, e, all);
+      } else {
+        sum = hn::Add(sum, e);
+        if constexpr (kReuse) StorePart<T>(d, e, out(c, j), rest);
+      }
+    }
+    if constexpr (kLog) {
+      const auto log_sum = LogOfSum(d, parts.rest, parts.n_max);
+      for (size_t c = 0; c < count; ++c) {
+        StorePart<T>(d, hn::Sub(hn::Sub(load(c), m), log_sum), out(c, j), rest);
+      }
+    } else {
+      const auto inv = hn::Div(hn::Set(d, 1.0f), sum);
+      for (size_t c = 0; c < count; ++c) {
+        const auto e = kReuse ? LoadPart<float>(d, reinterpret_cast<const float*>(out(c, j)), rest,
+                                                hn::Zero(d))
+                              : math::Exp(d, hn::Sub(load(c), m));
+        StorePart<T>(d, hn::Mul(e, inv), out(c, j), rest);
+      }
+    }
+  }
+}
+
+template <class T, bool kLog>
+struct Impl<SoftmaxKernel<T, kLog>> {
+  static void Run(const SoftmaxKernel<T, kLog>&, const typename SoftmaxKernel<T, kLog>::Job& job) {
+    const auto* src = reinterpret_cast<const uint8_t*>(job.src);
+    auto* dst = reinterpret_cast<uint8_t*>(job.dst);
+    ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
+      if (job.along_row) {
+        SoftmaxRow<T, kLog>(reinterpret_cast<const T*>(src + offsets[0]),
+                            reinterpret_cast<T*>(dst + offsets[1]), job.nest.row);
+      } else {
+        SoftmaxColumns<T, kLog>(src + offsets[0], dst + offsets[1], job.count, job.nest.row,
+                                job.axis_stride);
+      }
+    });
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_SOFTMAX_INL_H_

@@ -326,4 +326,59 @@ bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, siz
 #endif
 }
 
+// ---- LRN --------------------------------------------------------------------
+
+bool PlainLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
+              float alpha, float beta, float bias) {
+  const size_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
+  const size_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  const auto index = [&](size_t in, size_t ic, size_t ih, size_t iw) {
+    return channels_last ? ((in * h + ih) * w + iw) * c + ic : ((in * c + ic) * h + ih) * w + iw;
+  };
+  for (size_t in = 0; in < n; ++in) {
+    for (size_t ic = 0; ic < c; ++ic) {
+      for (size_t ih = 0; ih < h; ++ih) {
+        for (size_t iw = 0; iw < w; ++iw) {
+          float sum = 0;
+          for (size_t k = ic >= lo ? ic - lo : 0; k <= ic + hi && k < c; ++k) {
+            const float v = src[index(in, k, ih, iw)];
+            sum += v * v;
+          }
+          const size_t i = index(in, ic, ih, iw);
+          dst[i] = src[i] * std::pow(bias + alpha / static_cast<float>(size) * sum, -beta);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
+               float alpha, float beta, float bias) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  if (size % 2 == 0) return false;  // oneDNN's window is symmetric
+  const dnnl::memory::dims dims = {static_cast<dnnl::memory::dim>(nchw[0]), static_cast<dnnl::memory::dim>(nchw[1]),
+                                   static_cast<dnnl::memory::dim>(nchw[2]), static_cast<dnnl::memory::dim>(nchw[3])};
+  const dnnl::memory::desc md(dims, dnnl::memory::data_type::f32,
+                              channels_last ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw);
+  static std::map<std::tuple<bool, size_t, size_t, size_t, size_t, size_t>, dnnl::lrn_forward> cache;
+  const auto key = std::make_tuple(channels_last, nchw[0], nchw[1], nchw[2], nchw[3], size);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    // oneDNN's alpha is divided by size internally for across-channels LRN.
+    const dnnl::lrn_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::lrn_across_channels,
+                                       md, static_cast<dnnl::memory::dim>(size), alpha, beta, bias);
+    it = cache.emplace(key, dnnl::lrn_forward(dnnl::lrn_forward::primitive_desc(desc, Engine()))).first;
+  }
+  dnnl::memory in(md, Engine(), const_cast<float*>(src));
+  dnnl::memory out(md, Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)src, (void)dst, (void)nchw, (void)channels_last, (void)size, (void)alpha, (void)beta, (void)bias;
+  return false;
+#endif
+}
+
 }  // namespace tensorops::bench

@@ -35,6 +35,13 @@ bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size
 bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
 bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
 
+// LRN across channels (size, alpha, beta, bias as ONNX) on a dense 4-D
+// tensor in NCHW (channels_last = false) or NHWC order.
+bool PlainLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
+              float alpha, float beta, float bias);
+bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
+               float alpha, float beta, float bias);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

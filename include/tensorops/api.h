@@ -21,6 +21,7 @@
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"
 #include "tensorops/ops/gather_nd.h"
+#include "tensorops/ops/lrn.h"
 #include "tensorops/ops/softmax.h"
 #include "tensorops/ops/unary.h"
 

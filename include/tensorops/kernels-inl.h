@@ -21,6 +21,7 @@
 #include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
 #include "tensorops/ops/gather_nd-inl.h"
+#include "tensorops/ops/lrn-inl.h"
 #include "tensorops/ops/softmax-inl.h"
 #include "tensorops/ops/unary-inl.h"
 

@@ -1,0 +1,214 @@
+// LRN kernels. NCHW: per spatial vector, a sliding window sum down the
+// channels. NHWC: per pixel, the squares of its channel row in a zero-padded
+// stack buffer, and each window summed from shifted loads.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_LRN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_LRN_INL_H_
+#undef TENSOROPS_OPS_LRN_INL_H_
+#else
+#define TENSOROPS_OPS_LRN_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/math-inl.h"
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/lrn.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// (bias + scale sum)^-beta. The sum is clamped at 0: a sliding sum may end a
+// rounding below the exact (non-negative) value.
+template <LrnPower kPower, class D, class Job>
+HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
+  const auto base = hn::MulAdd(hn::Max(sum, hn::Zero(d)), hn::Set(d, job.scale), hn::Set(d, job.bias));
+  const auto one = hn::Set(d, 1.0f);
+  if constexpr (kPower == LrnPower::kThreeQuarters) {
+    const auto root = hn::Sqrt(base);
+    return hn::Div(one, hn::Mul(root, hn::Sqrt(root)));
+  } else if constexpr (kPower == LrnPower::kHalf) {
+    return hn::Div(one, hn::Sqrt(base));
+  } else {
+    return math::Exp(d, hn::Mul(hn::Set(d, -job.beta), math::Log(d, base)));
+  }
+}
+
+template <class T, class D>
+HWY_INLINE hn::Vec<D> LrnLoad(D d, const T* p, size_t rest) {
+  if (rest == hn::Lanes(d)) return LoadAsF32<T>(d, p);
+  return LoadTailAsF32<T>(d, p, rest);
+}
+
+template <class T, class D>
+HWY_INLINE void LrnStore(D d, hn::Vec<D> v, T* p, size_t rest) {
+  if (rest == hn::Lanes(d)) {
+    StoreFromF32<T>(d, v, p);
+  } else {
+    StoreTailFromF32<T>(d, v, p, rest);
+  }
+}
+
+// NCHW: one run of `w` contiguous elements in each of C channels (channel
+// planes `c_stride` bytes apart).
+template <class T, LrnPower kPower, class Job>
+HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const Job& job) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t channels = job.dims[1];
+  const auto in = [&](size_t c, size_t j) {
+    return reinterpret_cast<const T*>(x + c * job.src_stride[1]) + j;
+  };
+  for (size_t j = 0; j < w; j += lanes) {
+    const size_t rest = HWY_MIN(lanes, w - j);
+    auto sum = hn::Zero(d);
+    for (size_t k = 0; k <= job.hi && k < channels; ++k) {
+      const auto v = LrnLoad(d, in(k, j), rest);
+      sum = hn::MulAdd(v, v, sum);
+    }
+    for (size_t c = 0; c < channels; ++c) {
+      if (c > 0) {
+        if (c + job.hi < channels) {
+          // Each channel plane is its own stream: prefetch ahead in it.
+          hwy::Prefetch(in(c + job.hi, j + 4 * lanes));
+          const auto v = LrnLoad(d, in(c + job.hi, j), rest);
+          sum = hn::MulAdd(v, v, sum);
+        }
+        if (c >= job.lo + 1) {
+          const auto v = LrnLoad(d, in(c - job.lo - 1, j), rest);
+          sum = hn::NegMulAdd(v, v, sum);
+        }
+      }
+      const auto v = LrnLoad(d, in(c, j), rest);
+      LrnStore(d, hn::Mul(v, LrnFactor<kPower>(d, sum, job)),
+               reinterpret_cast<T*>(y + c * job.dst_stride[1]) + j, rest);
+    }
+  }
+}
+
+// The NHWC stack buffer holds lo + C + hi squares plus a vector of slack.
+inline constexpr size_t kLrnStackFloats = 4096;
+
+// NHWC, one pixel at a time when the padded channel row does not fit the
+// stack buffers: each window summed directly (correct, not fast).
+template <class T, LrnPower kPower, class Job>
+HWY_INLINE void LrnPixelUnbuffered(const T* x, T* y, const Job& job) {
+  const hn::ScalableTag<float> d;
+  const size_t channels = job.dims[1];
+  for (size_t c = 0; c < channels; ++c) {
+    auto sum = hn::Zero(d);
+    const size_t first = c >= job.lo ? c - job.lo : 0;
+    const size_t last = HWY_MIN(channels - 1, c + job.hi);
+    for (size_t k = first; k <= last; ++k) {
+      const auto v = LrnLoad(d, x + k, 1);
+      sum = hn::MulAdd(v, v, sum);
+    }
+    LrnStore(d, hn::Mul(LrnLoad(d, x + c, 1), LrnFactor<kPower>(d, sum, job)), y + c, 1);
+  }
+}
+
+// NHWC: a pixel's squares into row[lo, lo + C) of a buffer row whose other
+// floats are zero (the channels outside).
+template <class T, class Job>
+HWY_INLINE void LrnFillSquares(const T* x, const Job& job, float* HWY_RESTRICT row) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t channels = job.dims[1];
+  for (size_t c = 0; c < channels; c += lanes) {
+    const size_t rest = HWY_MIN(lanes, channels - c);
+    const auto v = LrnLoad(d, x + c, rest);
+    hn::StoreU(hn::Mul(v, v), d, row + job.lo + c);  // lanes past C store 0
+  }
+}
+
+// NHWC: the window of channel c + l is row[c + l + i], i in [0, size).
+template <class T, LrnPower kPower, class Job>
+HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY_RESTRICT row) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t channels = job.dims[1];
+  const size_t size = job.lo + job.hi + 1;
+  for (size_t c = 0; c < channels; c += lanes) {
+    const size_t rest = HWY_MIN(lanes, channels - c);
+    auto sum = hn::LoadU(d, row + c);
+    for (size_t i = 1; i < size; ++i) sum = hn::Add(sum, hn::LoadU(d, row + c + i));
+    LrnStore(d, hn::Mul(LrnLoad(d, x + c, rest), LrnFactor<kPower>(d, sum, job)), y + c, rest);
+  }
+}
+
+// NHWC: a row of `width` pixels. Squares go to two alternating buffer rows,
+// one pixel ahead of the sums: the shifted loads of pixel w then read stores
+// made a pixel earlier, not ones still in flight (reloading just-stored
+// misaligned data stalls store-to-load forwarding; this halved the time).
+template <class T, LrnPower kPower, class Job>
+HWY_INLINE void LrnChannelsLast(const uint8_t* x, uint8_t* y, size_t width, const Job& job,
+                                float* HWY_RESTRICT buffer, size_t row_floats) {
+  const auto pixel_in = [&](size_t w) { return reinterpret_cast<const T*>(x + w * job.src_stride[3]); };
+  const auto pixel_out = [&](size_t w) { return reinterpret_cast<T*>(y + w * job.dst_stride[3]); };
+  if (row_floats == 0) {
+    for (size_t w = 0; w < width; ++w) LrnPixelUnbuffered<T, kPower>(pixel_in(w), pixel_out(w), job);
+    return;
+  }
+  LrnFillSquares(pixel_in(0), job, buffer);
+  for (size_t w = 0; w < width; ++w) {
+    if (w + 1 < width) LrnFillSquares(pixel_in(w + 1), job, buffer + ((w + 1) % 2) * row_floats);
+    LrnWindowSums<T, kPower>(pixel_in(w), pixel_out(w), job, buffer + (w % 2) * row_floats);
+  }
+}
+
+template <class T, bool kChannelsLast>
+struct Impl<LrnKernel<T, kChannelsLast>> {
+  using Job = typename LrnKernel<T, kChannelsLast>::Job;
+
+  template <LrnPower kPower>
+  static void RunWith(const Job& job) {
+    const auto* src = reinterpret_cast<const uint8_t*>(job.src);
+    auto* dst = reinterpret_cast<uint8_t*>(job.dst);
+    // A dense H x W plane (NCHW) is one run.
+    // NHWC: two zeroed buffer rows of lo + C + hi + a vector of slack, or
+    // none (row_floats = 0) when they do not fit the stack buffer.
+    HWY_ALIGN float buffer[kChannelsLast ? kLrnStackFloats : 1];
+    size_t row_floats = 0;
+    if constexpr (kChannelsLast) {
+      const size_t need = job.lo + job.dims[1] + job.hi + hn::Lanes(hn::ScalableTag<float>());
+      if (2 * need <= kLrnStackFloats) {
+        row_floats = need;
+        for (size_t i = 0; i < 2 * need; ++i) buffer[i] = 0.0f;
+      }
+    }
+    const bool plane_dense = !kChannelsLast &&
+                             job.src_stride[2] == job.dims[3] * sizeof(T) &&
+                             job.dst_stride[2] == job.dims[3] * sizeof(T);
+    const size_t rows = plane_dense ? 1 : job.dims[2];
+    const size_t run = plane_dense ? job.dims[2] * job.dims[3] : job.dims[3];
+    for (size_t n = 0; n < job.dims[0]; ++n) {
+      for (size_t h = 0; h < rows; ++h) {
+        const uint8_t* x = src + n * job.src_stride[0] + h * job.src_stride[2];
+        uint8_t* y = dst + n * job.dst_stride[0] + h * job.dst_stride[2];
+        if constexpr (kChannelsLast) {
+          LrnChannelsLast<T, kPower>(x, y, job.dims[3], job, buffer, row_floats);
+        } else {
+          LrnChannelsFirst<T, kPower>(x, y, run, job);
+        }
+      }
+    }
+  }
+
+  static void Run(const LrnKernel<T, kChannelsLast>&, const Job& job) {
+    switch (job.power) {
+      case LrnPower::kThreeQuarters: return RunWith<LrnPower::kThreeQuarters>(job);
+      case LrnPower::kHalf: return RunWith<LrnPower::kHalf>(job);
+      case LrnPower::kGeneral: return RunWith<LrnPower::kGeneral>(job);
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_LRN_INL_H_

@@ -281,22 +281,31 @@ HWY_INLINE hn::Vec<D> ErfcScaled(D d, hn::Vec<D> z) {
       0.544269323f,  -0.128925502f, -0.148250401f, 0.213906884f,
       -0.0635809973f, -0.201633707f, 0.376182765f,  -0.21936433f,
       -0.37527743f,  1.03836775f,   -0.861022294f};
-  const auto near = Polynomial(d, hn::Sub(z, hn::Set(d, 1.25f)), kNear);
-  const auto t = hn::Div(hn::Set(d, 1.0f), z);
-  const auto far = hn::Mul(Polynomial(d, hn::Sub(t, hn::Set(d, 0.28f)), kFar), t);
-  return hn::IfThenElse(hn::Lt(z, hn::Set(d, 2.0f)), near, far);
+  // A vector on one side of 2 evaluates only that piece (the far one divides).
+  const auto is_near = hn::Lt(z, hn::Set(d, 2.0f));
+  const auto near = [&] { return Polynomial(d, hn::Sub(z, hn::Set(d, 1.25f)), kNear); };
+  const auto far = [&] {
+    const auto t = hn::Div(hn::Set(d, 1.0f), z);
+    return hn::Mul(Polynomial(d, hn::Sub(t, hn::Set(d, 0.28f)), kFar), t);
+  };
+  if (hn::AllTrue(d, is_near)) return near();
+  if (hn::AllFalse(d, is_near)) return far();
+  return hn::IfThenElse(is_near, near(), far());
 }
 
 // erf(x): x E(x^2) below 0.5; above, 1 - exp(-x^2) R(|x|) with x^2 in two
-// parts (ExpNegSquare), with x's sign.
-// erf(10) is 1 in float; clamping there keeps Inf out of the tail.
+// parts (ExpNegSquare), with x's sign. erf is 1 in float from 3.92 on;
+// clamping at 4 keeps Inf out of the tail. A vector entirely below 0.5
+// skips the tail.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
-  const auto a = hn::Min(hn::Abs(x), hn::Set(d, 10.0f));
+  const auto a = hn::Min(hn::Abs(x), hn::Set(d, 4.0f));
+  const auto is_small = hn::Lt(a, hn::Set(d, 0.5f));
+  if (hn::AllTrue(d, is_small)) return ErfSmall(d, x);  // NaN stays NaN
   const ExpParts<D> e = ExpNegSquare(d, a, 1.0f);
   const auto erfc = ScaleByPow2(d, hn::Mul(e.Mantissa(d), ErfcScaled(d, a)), e.k);
   const auto large = hn::CopySignToAbs(hn::Sub(hn::Set(d, 1.0f), erfc), x);
-  const auto result = hn::IfThenElse(hn::Lt(a, hn::Set(d, 0.5f)), ErfSmall(d, x), large);
+  const auto result = hn::IfThenElse(is_small, ErfSmall(d, x), large);
   return hn::IfThenElse(hn::IsNaN(x), x, result);
 }
 

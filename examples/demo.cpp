@@ -9,13 +9,18 @@
 //        (1, 3, 1, 1) tensors broadcast over the image
 //     -> a residual activation block: y = x + Gelu(x) (Unary, then Add in place)
 //     -> Sigmoid, the gate a squeeze-excitation block would apply
+//     -> Softmax over 1000 "class scores" and the top 5 (until the GEMM of
+//        issue 7 exists, the scores are the first 1000 activations of
+//        channel 0, a stand-in for a classifier's output)
 //
 // The frame is generated, not downloaded, so every run computes the same thing.
 #include <tensorops/tensorops.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <vector>
 
 namespace tops = tensorops;
@@ -88,6 +93,16 @@ int main() {
   });
   const double t_gate = Microseconds([&] { tops::Unary<tops::UnaryKind::kSigmoid>{}(act, gate); });
 
+  // The stand-in scores: a (1, 1000) view of the activations (no copy).
+  const tops::TensorView<const float, tops::Strided<2>> scores(act_memory.data(), {1, 1000});
+  std::vector<float> probabilities(1000);
+  const tops::TensorView<float, tops::Strided<2>> probs(probabilities.data(), {1, 1000});
+  const double t_softmax = Microseconds([&] { tops::Softmax{.axis = 1}(scores, probs); });
+  std::vector<size_t> order(1000);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::partial_sort(order.begin(), order.begin() + 5, order.end(),
+                    [&](size_t a, size_t b) { return probabilities[a] > probabilities[b]; });
+
   // What it computed: the crop equals the frame's centre (exact: values < 2048
   // survive float16), and the mean of each channel.
   double max_error = 0;
@@ -107,7 +122,11 @@ int main() {
   std::printf("  float16 crop -> float32        %8.1f\n", t_crop);
   std::printf("  normalise (Sub, Div)           %8.1f\n", t_norm);
   std::printf("  x + Gelu(x) (Unary, Add)       %8.1f\n", t_gelu);
-  std::printf("  Sigmoid gate                   %8.1f\n\n", t_gate);
+  std::printf("  Sigmoid gate                   %8.1f\n", t_gate);
+  std::printf("  Softmax over 1000 scores       %8.1f\n\n", t_softmax);
+  std::printf("  top-5:");
+  for (size_t i = 0; i < 5; ++i) std::printf(" #%zu %.5f", order[i], probabilities[order[i]]);
+  std::printf("  (sum of all %.6f)\n", std::accumulate(probabilities.begin(), probabilities.end(), 0.0));
   std::printf("  centre crop channel means: %.3f %.3f %.3f\n", mean[0], mean[1], mean[2]);
   std::printf("  max |crop - frame| = %g\n", max_error);
 
@@ -126,5 +145,6 @@ int main() {
   }
   std::printf("  mean sigmoid gate %.4f, max |gate - double reference| = %.2g\n", gate_mean,
               max_gate_error);
-  return max_error == 0 && max_gate_error < 1e-6 ? 0 : 1;
+  const double sum = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
+  return max_error == 0 && max_gate_error < 1e-6 && std::fabs(sum - 1.0) < 1e-5 ? 0 : 1;
 }

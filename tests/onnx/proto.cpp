@@ -48,7 +48,13 @@ size_t DataTypeSize(int32_t type) {
 
 size_t Tensor::ElementCount() const {
   size_t n = 1;
-  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  for (int64_t d : dims) {
+    // Dims whose product does not fit size_t cannot describe stored data
+    // (ParseTensor checks this first; found by tests/fuzz/fuzz_onnx_reader).
+    if (__builtin_mul_overflow(n, static_cast<size_t>(d), &n)) {
+      throw OnnxFormatError("TensorProto: dims overflow size_t");
+    }
+  }
   return n;
 }
 
@@ -82,6 +88,10 @@ Tensor ParseTensor(const std::vector<uint8_t>& bytes) {
   for (int64_t d : t.dims) {
     if (d < 0) throw OnnxFormatError("TensorProto: negative dim " + std::to_string(d));
   }
+  size_t bytes_needed = 0;
+  if (__builtin_mul_overflow(t.ElementCount(), size, &bytes_needed)) {
+    throw OnnxFormatError("TensorProto: data size overflows size_t");
+  }
   // int32_data holds every type of 4 bytes or fewer, widened to int32;
   // uint64_data holds uint32 and uint64.
   for (const Field& f : typed_fields) {
@@ -98,7 +108,7 @@ Tensor ParseTensor(const std::vector<uint8_t>& bytes) {
     }
   }
   t.bytes = has_raw ? std::move(raw) : std::move(typed);
-  if (t.bytes.size() != t.ElementCount() * size) {
+  if (t.bytes.size() != bytes_needed) {
     throw OnnxFormatError("TensorProto: " + std::to_string(t.bytes.size()) + " data bytes for " +
                           std::to_string(t.ElementCount()) + " elements of " +
                           std::to_string(size) + " bytes");

@@ -232,6 +232,15 @@ template <size_t kBytes, class Index>
 struct Impl<GatherElementsKernel<kBytes, Index>> {
   static void Run(const GatherElementsKernel<kBytes, Index>&,
                   const typename GatherElementsKernel<kBytes, Index>::Job& job) {
+    if (job.axis_size == 0) {
+      // Only Bounds::kZero gets here (the others reject an empty axis): every
+      // index is out of range, so every element is zero. The data view is
+      // empty and may be null, so no pointer into it is formed.
+      ForEachRow(job.nest, [&](const size_t (&offsets)[3]) {
+        ZeroBytesRow(reinterpret_cast<uint8_t*>(job.out) + offsets[2], job.nest.row * kBytes);
+      });
+      return;
+    }
     WithBoundsPolicy(job.bounds, [&](auto policy) {
       GatherElementsRows<decltype(policy)::kValue, kBytes, Index>(job);
     });

@@ -77,7 +77,9 @@ void RunSoftmax(const char* name, int axis_arg, const TensorView<S, LS>& src,
   size_t first_inner = rank;  // dims [first_inner, rank) form the run
   size_t inner = 1;
   for (size_t d = axis + 1; d < rank; ++d) inner *= src.dim(d);
-  if (inner == 1) {  // the axis is innermost (dims after it are all 1)
+  // The axis is the contiguous run when it is innermost, or when only dims
+  // of 1 follow and the elements along it are adjacent (not padded apart).
+  if (inner == 1 && src.StrideBytes(axis) == sizeof(T) && dst.StrideBytes(axis) == sizeof(T)) {
     job.along_row = true;
     nest.row = src.dim(axis);
   } else {

@@ -178,6 +178,17 @@ TEST_CASE("GatherElements from an empty axis", "[gather]") {
   GatherElements<int32_t>{.bounds = Bounds::kZero}(data, indices, TensorView<float, Strided<1>>(out, {2}));
   CHECK(out[0] == 0);
   CHECK(out[1] == 0);
+  // Rank 3, a null data pointer, rows at non-zero offsets: the kernel must
+  // not form pointers into the empty data (UBSan caught that; fuzz_gather).
+  std::vector<int64_t> idx3(12, 1);
+  const TensorView<const float, Strided<>> empty(nullptr, {2, 0, 3});
+  ForEachTarget([&](int64_t) {
+    std::vector<float> out3(12, 5.0f);
+    GatherElements<int64_t>{.axis = 1, .bounds = Bounds::kZero}(
+        empty, TensorView<const int64_t, Strided<>>(idx3.data(), {2, 2, 3}),
+        TensorView<float, Strided<>>(out3.data(), {2, 2, 3}));
+    for (float v : out3) CHECK(v == 0.0f);
+  });
 }
 
 }  // namespace

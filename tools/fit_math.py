@@ -50,8 +50,8 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
 
 
 def main():
-    # exp(r) = 1 + r + r^2 P(r); the range is +-ln2/2 widened for the low
-    # part of a two-part argument (ExpWithLow) and a k chosen one off.
+    # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
+    # rounding of r (k comes from hi + lo, so a low part does not widen it).
     h = mp.mpf('0.35')
     fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
         -h, h, 5, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))

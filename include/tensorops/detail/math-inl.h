@@ -68,9 +68,9 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
 // NaN is the caller's to restore.
 //
 // Reduction: k = round((hi + lo) / ln2), r = hi - k*ln2 + lo with ln2 in two
-// parts; ln2_hi has 9 significant bits, so k*ln2_hi (|k| <= 151) and
-// hi - k*ln2_hi are exact. exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2 (k
-// comes from hi + lo, so lo does not widen r's range).
+// parts; ln2_hi has 9 significant bits, so k*ln2_hi and
+// hi - k*ln2_hi are exact (|k| <= 174 here). exp(r) = 1 + r + r^2 P(r) on
+// |r| <= ln2/2 (k comes from hi + lo, so lo does not widen r's range).
 template <class D>
 struct ExpParts {
   hn::Vec<D> q;                       // exp(r) - 1, |q| < 0.5

@@ -64,7 +64,7 @@ HWY_INLINE void EltwiseRow(const T* const* src, const size_t* row_step, size_t n
     }
     const auto load = [&](size_t k, size_t i, size_t rest) {
       if (row_step[k] == 0) return hn::Set(d, splat[k]);
-      return rest == lanes ? LoadAsF32<T>(d, src[k] + i) : LoadTailAsF32<T>(d, src[k] + i, rest);
+      return LoadUpToAsF32<T>(d, src[k] + i, rest);
     };
     const auto row = [&](size_t i, size_t rest) {
       auto acc = load(0, i, rest);

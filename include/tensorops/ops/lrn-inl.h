@@ -38,21 +38,6 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
   }
 }
 
-template <class T, class D>
-HWY_INLINE hn::Vec<D> LrnLoad(D d, const T* p, size_t rest) {
-  if (rest == hn::Lanes(d)) return LoadAsF32<T>(d, p);
-  return LoadTailAsF32<T>(d, p, rest);
-}
-
-template <class T, class D>
-HWY_INLINE void LrnStore(D d, hn::Vec<D> v, T* p, size_t rest) {
-  if (rest == hn::Lanes(d)) {
-    StoreFromF32<T>(d, v, p);
-  } else {
-    StoreTailFromF32<T>(d, v, p, rest);
-  }
-}
-
 // NCHW: one run of `w` contiguous elements in each of C channels (channel
 // planes `c_stride` bytes apart).
 template <class T, LrnPower kPower, class Job>
@@ -67,7 +52,7 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
     const size_t rest = HWY_MIN(lanes, w - j);
     auto sum = hn::Zero(d);
     for (size_t k = 0; k <= job.hi && k < channels; ++k) {
-      const auto v = LrnLoad(d, in(k, j), rest);
+      const auto v = LoadUpToAsF32<T>(d, in(k, j), rest);
       sum = hn::MulAdd(v, v, sum);
     }
     for (size_t c = 0; c < channels; ++c) {
@@ -75,16 +60,16 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
         if (c + job.hi < channels) {
           // Each channel plane is its own stream: prefetch ahead in it.
           hwy::Prefetch(in(c + job.hi, j + 4 * lanes));
-          const auto v = LrnLoad(d, in(c + job.hi, j), rest);
+          const auto v = LoadUpToAsF32<T>(d, in(c + job.hi, j), rest);
           sum = hn::MulAdd(v, v, sum);
         }
         if (c >= job.lo + 1) {
-          const auto v = LrnLoad(d, in(c - job.lo - 1, j), rest);
+          const auto v = LoadUpToAsF32<T>(d, in(c - job.lo - 1, j), rest);
           sum = hn::NegMulAdd(v, v, sum);
         }
       }
-      const auto v = LrnLoad(d, in(c, j), rest);
-      LrnStore(d, hn::Mul(v, LrnFactor<kPower>(d, sum, job)),
+      const auto v = LoadUpToAsF32<T>(d, in(c, j), rest);
+      StoreUpToFromF32<T>(d, hn::Mul(v, LrnFactor<kPower>(d, sum, job)),
                reinterpret_cast<T*>(y + c * job.dst_stride[1]) + j, rest);
     }
   }
@@ -104,10 +89,10 @@ HWY_INLINE void LrnPixelUnbuffered(const T* x, T* y, const Job& job) {
     const size_t first = c >= job.lo ? c - job.lo : 0;
     const size_t last = HWY_MIN(channels - 1, c + job.hi);
     for (size_t k = first; k <= last; ++k) {
-      const auto v = LrnLoad(d, x + k, 1);
+      const auto v = LoadUpToAsF32<T>(d, x + k, 1);
       sum = hn::MulAdd(v, v, sum);
     }
-    LrnStore(d, hn::Mul(LrnLoad(d, x + c, 1), LrnFactor<kPower>(d, sum, job)), y + c, 1);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, 1), LrnFactor<kPower>(d, sum, job)), y + c, 1);
   }
 }
 
@@ -120,7 +105,7 @@ HWY_INLINE void LrnFillSquares(const T* x, const Job& job, float* HWY_RESTRICT r
   const size_t channels = job.dims[1];
   for (size_t c = 0; c < channels; c += lanes) {
     const size_t rest = HWY_MIN(lanes, channels - c);
-    const auto v = LrnLoad(d, x + c, rest);
+    const auto v = LoadUpToAsF32<T>(d, x + c, rest);
     hn::StoreU(hn::Mul(v, v), d, row + job.lo + c);  // lanes past C store 0
   }
 }
@@ -136,7 +121,7 @@ HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY
     const size_t rest = HWY_MIN(lanes, channels - c);
     auto sum = hn::LoadU(d, row + c);
     for (size_t i = 1; i < size; ++i) sum = hn::Add(sum, hn::LoadU(d, row + c + i));
-    LrnStore(d, hn::Mul(LrnLoad(d, x + c, rest), LrnFactor<kPower>(d, sum, job)), y + c, rest);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, rest), LrnFactor<kPower>(d, sum, job)), y + c, rest);
   }
 }
 

@@ -52,20 +52,12 @@ HWY_INLINE hn::Vec<D> LogOfSum(D d, hn::Vec<D> rest, hn::Vec<D> n_max) {
   return math::Log1p(d, hn::Add(hn::Sub(n_max, hn::Set(d, 1.0f)), rest));
 }
 
-// Loads `rest` (<= Lanes) elements as float; missing lanes get `fill`.
+// Loads `rest` (<= Lanes) elements as float; missing lanes get `fill` (the
+// max pass needs -Inf there, not zero).
 template <class T, class D>
 HWY_INLINE hn::Vec<D> LoadPart(D d, const T* p, size_t rest, hn::Vec<D> fill) {
   if (rest == hn::Lanes(d)) return LoadAsF32<T>(d, p);
   return hn::IfThenElse(hn::FirstN(d, rest), LoadTailAsF32<T>(d, p, rest), fill);
-}
-
-template <class T, class D>
-HWY_INLINE void StorePart(D d, hn::Vec<D> v, T* p, size_t rest) {
-  if (rest == hn::Lanes(d)) {
-    StoreFromF32<T>(d, v, p);
-  } else {
-    StoreTailFromF32<T>(d, v, p, rest);
-  }
 }
 
 // One row of n contiguous elements along the axis: full vectors in the main
@@ -103,7 +95,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
     }
     if (rest) {
       const auto v = hn::Sub(hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m), log_sum);
-      StorePart<T>(d, v, y + full, rest);
+      StoreUpToFromF32<T>(d, v, y + full, rest);
     }
   } else {
     auto vsum = hn::Zero(d);
@@ -116,7 +108,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
       const auto e = hn::IfThenElseZero(
           valid, math::Exp(d, hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m)));
       vsum = hn::Add(vsum, e);
-      if constexpr (kReuse) StorePart<T>(d, e, y + full, rest);
+      if constexpr (kReuse) StoreUpToFromF32<T>(d, e, y + full, rest);
     }
     const auto inv = hn::Div(hn::Set(d, 1.0f), hn::SumOfLanes(d, vsum));
     const auto scaled = [&](size_t i, size_t count) {
@@ -128,7 +120,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
       }
     };
     for (size_t i = 0; i < full; i += lanes) StoreFromF32<T>(d, scaled(i, lanes), y + i);
-    if (rest) StorePart<T>(d, scaled(full, rest), y + full, rest);
+    if (rest) StoreUpToFromF32<T>(d, scaled(full, rest), y + full, rest);
   }
 }
 
@@ -152,11 +144,11 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
       if (hn::AllTrue(d, hn::And(hn::IsFinite(x0), hn::IsFinite(x1)))) {
         const auto diff = hn::Sub(x0, x1);
         if constexpr (kLog) {
-          StorePart<T>(d, LogSigmoid(d, diff), out(0, j), rest);
-          StorePart<T>(d, LogSigmoid(d, hn::Neg(diff)), out(1, j), rest);
+          StoreUpToFromF32<T>(d, LogSigmoid(d, diff), out(0, j), rest);
+          StoreUpToFromF32<T>(d, LogSigmoid(d, hn::Neg(diff)), out(1, j), rest);
         } else {
-          StorePart<T>(d, math::Sigmoid(d, diff), out(0, j), rest);
-          StorePart<T>(d, math::Sigmoid(d, hn::Neg(diff)), out(1, j), rest);
+          StoreUpToFromF32<T>(d, math::Sigmoid(d, diff), out(0, j), rest);
+          StoreUpToFromF32<T>(d, math::Sigmoid(d, hn::Neg(diff)), out(1, j), rest);
         }
         continue;
       }
@@ -179,13 +171,13 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
         AddToLogSum(d, parts, diff, e, all);
       } else {
         sum = hn::Add(sum, e);
-        if constexpr (kReuse) StorePart<T>(d, e, out(c, j), rest);
+        if constexpr (kReuse) StoreUpToFromF32<T>(d, e, out(c, j), rest);
       }
     }
     if constexpr (kLog) {
       const auto log_sum = LogOfSum(d, parts.rest, parts.n_max);
       for (size_t c = 0; c < count; ++c) {
-        StorePart<T>(d, hn::Sub(hn::Sub(load(c), m), log_sum), out(c, j), rest);
+        StoreUpToFromF32<T>(d, hn::Sub(hn::Sub(load(c), m), log_sum), out(c, j), rest);
       }
     } else {
       const auto inv = hn::Div(hn::Set(d, 1.0f), sum);
@@ -193,7 +185,7 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
         const auto e = kReuse ? LoadPart<float>(d, reinterpret_cast<const float*>(out(c, j)), rest,
                                                 hn::Zero(d))
                               : math::Exp(d, hn::Sub(load(c), m));
-        StorePart<T>(d, hn::Mul(e, inv), out(c, j), rest);
+        StoreUpToFromF32<T>(d, hn::Mul(e, inv), out(c, j), rest);
       }
     }
   }

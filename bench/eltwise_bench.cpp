@@ -9,6 +9,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "bench_util.h"
 #include "peers.h"
 
 namespace tensorops::bench {
@@ -26,12 +27,6 @@ struct Data {
   }
 };
 
-void SetRates(benchmark::State& state) {
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kElements));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kElements * 12));
-  state.counters["elements"] = static_cast<double>(kElements);
-}
-
 template <EltwiseKind kKind>
 void Tensorops(benchmark::State& state) {
   Data data;
@@ -48,7 +43,7 @@ void Tensorops(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetLabel(ActiveTargetName());
-  SetRates(state);
+  SetRates(state, kElements, kElements * 12);
 }
 
 template <bool (*kPeer)(const float*, const float*, float, float, float*, size_t)>
@@ -63,7 +58,7 @@ void WeightedSumPeer(benchmark::State& state) {
     benchmark::DoNotOptimize(data.out.data());
     benchmark::ClobberMemory();
   }
-  SetRates(state);
+  SetRates(state, kElements, kElements * 12);
 }
 
 template <bool (*kPeer)(const float*, const float*, float*, size_t)>
@@ -78,18 +73,7 @@ void MaxPeer(benchmark::State& state) {
     benchmark::DoNotOptimize(data.out.data());
     benchmark::ClobberMemory();
   }
-  SetRates(state);
-}
-
-// memcpy of 6 bytes per element reads and writes 12 bytes, as the ops do.
-void Memcpy(benchmark::State& state) {
-  std::vector<uint8_t> from(kElements * 6, 1), to(kElements * 6);
-  for (auto _ : state) {
-    std::memcpy(to.data(), from.data(), from.size());
-    benchmark::DoNotOptimize(to.data());
-    benchmark::ClobberMemory();
-  }
-  SetRates(state);
+  SetRates(state, kElements, kElements * 12);
 }
 
 const bool kRegistered = [] {
@@ -97,12 +81,14 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("eltwise_wsum2/plain/1M", WeightedSumPeer<PlainWeightedSum2>);
   benchmark::RegisterBenchmark("eltwise_wsum2/eigen/1M", WeightedSumPeer<EigenWeightedSum2>);
   benchmark::RegisterBenchmark("eltwise_wsum2/onednn/1M", WeightedSumPeer<OneDnnWeightedSum2>);
-  benchmark::RegisterBenchmark("eltwise_wsum2/memcpy/1M", Memcpy);
+  benchmark::RegisterBenchmark("eltwise_wsum2/memcpy/1M", MemcpyReference, kElements,
+                               kElements * 12);
   benchmark::RegisterBenchmark("eltwise_max2/tensorops/1M", Tensorops<EltwiseKind::kMax>);
   benchmark::RegisterBenchmark("eltwise_max2/plain/1M", MaxPeer<PlainMax2>);
   benchmark::RegisterBenchmark("eltwise_max2/eigen/1M", MaxPeer<EigenMax2>);
   benchmark::RegisterBenchmark("eltwise_max2/onednn/1M", MaxPeer<OneDnnMax2>);
-  benchmark::RegisterBenchmark("eltwise_max2/memcpy/1M", Memcpy);
+  benchmark::RegisterBenchmark("eltwise_max2/memcpy/1M", MemcpyReference, kElements,
+                               kElements * 12);
   return true;
 }();
 

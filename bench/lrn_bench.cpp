@@ -8,6 +8,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "bench_util.h"
 #include "peers.h"
 
 namespace tensorops::bench {
@@ -23,12 +24,6 @@ std::vector<float> Inputs() {
   return in;
 }
 
-void SetRates(benchmark::State& state) {
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kElements));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kElements * 8));
-  state.counters["elements"] = static_cast<double>(kElements);
-}
-
 template <class L>
 void Tensorops(benchmark::State& state) {
   const auto in = Inputs();
@@ -42,7 +37,7 @@ void Tensorops(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetLabel(ActiveTargetName());
-  SetRates(state);
+  SetRates(state, kElements, kElements * 8);
 }
 
 template <bool (*kPeer)(const float*, float*, const size_t (&)[4], bool, size_t, float, float, float)>
@@ -61,17 +56,7 @@ void Peer(benchmark::State& state, bool channels_last) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  SetRates(state);
-}
-
-void Memcpy(benchmark::State& state) {
-  std::vector<float> from(kElements, 1.0f), to(kElements);
-  for (auto _ : state) {
-    std::memcpy(to.data(), from.data(), kElements * 4);
-    benchmark::DoNotOptimize(to.data());
-    benchmark::ClobberMemory();
-  }
-  SetRates(state);
+  SetRates(state, kElements, kElements * 8);
 }
 
 const bool kRegistered = [] {
@@ -81,7 +66,8 @@ const bool kRegistered = [] {
                                  nhwc ? Tensorops<Nhwc> : Tensorops<Nchw>);
     benchmark::RegisterBenchmark((op + "plain/1x64x56x56_s5").c_str(), Peer<PlainLrn>, nhwc);
     benchmark::RegisterBenchmark((op + "onednn/1x64x56x56_s5").c_str(), Peer<OneDnnLrn>, nhwc);
-    benchmark::RegisterBenchmark((op + "memcpy/1x64x56x56_s5").c_str(), Memcpy);
+    benchmark::RegisterBenchmark((op + "memcpy/1x64x56x56_s5").c_str(), MemcpyReference, kElements,
+                                 kElements * 8);
   }
   return true;
 }();

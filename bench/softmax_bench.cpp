@@ -9,6 +9,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "bench_util.h"
 #include "peers.h"
 
 namespace tensorops::bench {
@@ -25,12 +26,6 @@ std::vector<float> Inputs(size_t n) {
   return in;
 }
 
-void SetRates(benchmark::State& state, size_t elements) {
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * elements));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * elements * 8));
-  state.counters["elements"] = static_cast<double>(elements);
-}
-
 void Tensorops(benchmark::State& state, Shape s) {
   const auto in = Inputs(s.Elements());
   std::vector<float> out(in.size());
@@ -42,7 +37,7 @@ void Tensorops(benchmark::State& state, Shape s) {
     benchmark::ClobberMemory();
   }
   state.SetLabel(ActiveTargetName());
-  SetRates(state, s.Elements());
+  SetRates(state, s.Elements(), s.Elements() * 8);
 }
 
 template <bool (*kPeer)(const float*, float*, size_t, size_t, size_t)>
@@ -58,17 +53,7 @@ void Peer(benchmark::State& state, Shape s) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  SetRates(state, s.Elements());
-}
-
-void Memcpy(benchmark::State& state, Shape s) {
-  std::vector<float> from(s.Elements(), 1.0f), to(s.Elements());
-  for (auto _ : state) {
-    std::memcpy(to.data(), from.data(), from.size() * 4);
-    benchmark::DoNotOptimize(to.data());
-    benchmark::ClobberMemory();
-  }
-  SetRates(state, s.Elements());
+  SetRates(state, s.Elements(), s.Elements() * 8);
 }
 
 const bool kRegistered = [] {
@@ -80,7 +65,8 @@ const bool kRegistered = [] {
     benchmark::RegisterBenchmark((base + "plain/" + name).c_str(), Peer<PlainSoftmax>, shape);
     benchmark::RegisterBenchmark((base + "eigen/" + name).c_str(), Peer<EigenSoftmax>, shape);
     benchmark::RegisterBenchmark((base + "onednn/" + name).c_str(), Peer<OneDnnSoftmax>, shape);
-    benchmark::RegisterBenchmark((base + "memcpy/" + name).c_str(), Memcpy, shape);
+    benchmark::RegisterBenchmark((base + "memcpy/" + name).c_str(), MemcpyReference,
+                                 shape.Elements(), shape.Elements() * 8);
   }
   return true;
 }();

@@ -9,6 +9,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "bench_util.h"
 #include "peers.h"
 
 namespace tensorops::bench {
@@ -26,12 +27,6 @@ std::vector<float> Inputs(bool positive) {
   return in;
 }
 
-void SetRates(benchmark::State& state) {
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kElements));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kElements * 8));
-  state.counters["elements"] = static_cast<double>(kElements);
-}
-
 template <UnaryKind kKind>
 void Tensorops(benchmark::State& state, bool positive) {
   const auto in = Inputs(positive);
@@ -44,7 +39,7 @@ void Tensorops(benchmark::State& state, bool positive) {
     benchmark::ClobberMemory();
   }
   state.SetLabel(ActiveTargetName());
-  SetRates(state);
+  SetRates(state, kElements, kElements * 8);
 }
 
 template <bool (*kPeer)(PeerMath, const float*, float*, size_t)>
@@ -60,17 +55,7 @@ void Peer(benchmark::State& state, PeerMath op, bool positive) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  SetRates(state);
-}
-
-void Memcpy(benchmark::State& state) {
-  std::vector<float> from(kElements, 1.0f), to(kElements);
-  for (auto _ : state) {
-    std::memcpy(to.data(), from.data(), kElements * 4);
-    benchmark::DoNotOptimize(to.data());
-    benchmark::ClobberMemory();
-  }
-  SetRates(state);
+  SetRates(state, kElements, kElements * 8);
 }
 
 template <UnaryKind kKind>
@@ -82,7 +67,8 @@ void Register(const char* op, PeerMath peer, bool has_peer, bool positive) {
     benchmark::RegisterBenchmark((base + "/eigen/1M").c_str(), Peer<EigenMath>, peer, positive);
     benchmark::RegisterBenchmark((base + "/onednn/1M").c_str(), Peer<OneDnnMath>, peer, positive);
   }
-  benchmark::RegisterBenchmark((base + "/memcpy/1M").c_str(), Memcpy);
+  benchmark::RegisterBenchmark((base + "/memcpy/1M").c_str(), MemcpyReference, kElements,
+                               kElements * 8);
 }
 
 const bool kRegistered = [] {

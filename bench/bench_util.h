@@ -1,0 +1,37 @@
+// What every benchmark file shares: the rates bench/report.py reads, and the
+// memcpy reference that gives each case its bandwidth ceiling.
+#ifndef TENSOROPS_BENCH_BENCH_UTIL_H_
+#define TENSOROPS_BENCH_BENCH_UTIL_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace tensorops::bench {
+
+// elements/s, bytes/s (bytes read + written per iteration), and the element
+// count report.py divides the time by.
+inline void SetRates(benchmark::State& state, size_t elements, size_t bytes_moved) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * elements));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes_moved));
+  state.counters["elements"] = static_cast<double>(elements);
+}
+
+// memcpy of bytes_moved / 2 bytes reads and writes bytes_moved bytes: what an
+// op moving the same bytes could reach at best.
+inline void MemcpyReference(benchmark::State& state, size_t elements, size_t bytes_moved) {
+  std::vector<uint8_t> from(bytes_moved / 2, 1), to(bytes_moved / 2);
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), from.size());
+    benchmark::DoNotOptimize(to.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, elements, bytes_moved);
+}
+
+}  // namespace tensorops::bench
+
+#endif  // TENSOROPS_BENCH_BENCH_UTIL_H_

@@ -15,14 +15,18 @@
 #include "tensorops/layout/pitches.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/bounds.h"
+#include "tensorops/ops/channel_shuffle.h"
 #include "tensorops/ops/convert.h"
+#include "tensorops/ops/depth_to_space.h"
 #include "tensorops/ops/eltwise.h"
 #include "tensorops/ops/gather.h"
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"
 #include "tensorops/ops/gather_nd.h"
 #include "tensorops/ops/lrn.h"
+#include "tensorops/ops/permute.h"
 #include "tensorops/ops/softmax.h"
+#include "tensorops/ops/transpose.h"
 #include "tensorops/ops/unary.h"
 
 #endif  // TENSOROPS_API_H_

@@ -1,0 +1,261 @@
+// Permute kernels: row copies, in-register tile transposes and 2/3/4-way
+// (de)interleaves over the axes PlanPermute left (see permute.h).
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_PERMUTE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_PERMUTE_INL_H_
+#undef TENSOROPS_OPS_PERMUTE_INL_H_
+#else
+#define TENSOROPS_OPS_PERMUTE_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/ops/permute.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Calls fn(src_offset, dst_offset) for every index of the axes in `axes`
+// except those whose bit is set in `skip` (the ones the inner loop walks).
+template <class Fn>
+HWY_INLINE void ForEachOuterIndex(const PermuteAxis* axes, size_t rank,
+                                  uint32_t skip, const Fn& fn) {
+  size_t outer[kMaxRank + 2];
+  size_t n = 0;
+  for (size_t i = 0; i < rank; ++i) {
+    if (!((skip >> i) & 1)) outer[n++] = i;
+  }
+  size_t index[kMaxRank + 2] = {};
+  size_t src = 0, dst = 0;
+  for (;;) {
+    fn(src, dst);
+    size_t k = n;
+    for (;;) {
+      if (k == 0) return;
+      --k;
+      const PermuteAxis& axis = axes[outer[k]];
+      if (++index[k] < axis.count) {
+        src += axis.src_stride;
+        dst += axis.dst_stride;
+        break;
+      }
+      index[k] = 0;
+      src -= (axis.count - 1) * axis.src_stride;
+      dst -= (axis.count - 1) * axis.dst_stride;
+    }
+  }
+}
+
+template <class Unit>
+HWY_INLINE Unit LoadUnit(const uint8_t* p) {
+  Unit u;
+  hwy::CopyBytes<sizeof(Unit)>(p, &u);
+  return u;
+}
+template <class Unit>
+HWY_INLINE void StoreUnit(Unit u, uint8_t* p) {
+  hwy::CopyBytes<sizeof(Unit)>(&u, p);
+}
+
+// dst[b][a] = src[a][b] for a < rows, b < cols, one element at a time. Strides
+// in bytes; used for tile edges and the scalar target.
+template <class Unit>
+HWY_INLINE void TransposeScalar(const uint8_t* src, size_t src_row, uint8_t* dst,
+                                size_t dst_row, size_t rows, size_t cols) {
+  for (size_t b = 0; b < cols; ++b) {
+    for (size_t a = 0; a < rows; ++a) {
+      StoreUnit(LoadUnit<Unit>(src + a * src_row + b * sizeof(Unit)),
+                dst + b * dst_row + a * sizeof(Unit));
+    }
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// Transposes the N x N tile held in v[0..N) (v[r] = row r) in place, N =
+// Lanes(d) a power of two. Each round pairs rows (2i, 2i+1) and sends their
+// even lanes to row i and odd lanes to row i + N/2: on the bits of (row,
+// lane) this is a rotation by one, so log2(N) rounds swap row and lane.
+template <class D>
+HWY_INLINE void TransposeTileInRegisters(D d, hn::Vec<D>* v) {
+  constexpr size_t kN = hn::MaxLanes(D());
+  hn::Vec<D> next[kN];
+  for (size_t round = 1; round < kN; round *= 2) {
+    for (size_t i = 0; i < kN / 2; ++i) {
+      next[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
+      next[i + kN / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
+    }
+    for (size_t i = 0; i < kN; ++i) v[i] = next[i];
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// The tile: at most 16 lanes (16 row vectors stay in registers on AVX-512),
+// a whole number of lanes (capped tags have compile-time lane counts).
+template <class Unit>
+using TileTag = hn::CappedTag<Unit, HWY_MIN(16, hn::MaxLanes(hn::ScalableTag<Unit>()))>;
+
+// dst[b][a] = src[a][b]: a src matrix of `rows` rows (src_row bytes apart) and
+// `cols` contiguous elements to dst with `cols` rows (dst_row bytes apart) of
+// `rows` contiguous elements.
+template <class Unit>
+HWY_NOINLINE void TransposeMatrix(const uint8_t* src, size_t src_row, uint8_t* dst,
+                                  size_t dst_row, size_t rows, size_t cols) {
+#if HWY_TARGET == HWY_SCALAR
+  TransposeScalar<Unit>(src, src_row, dst, dst_row, rows, cols);
+#else
+  constexpr size_t kB = sizeof(Unit);
+  const TileTag<Unit> d;
+  constexpr size_t kN = hn::MaxLanes(TileTag<Unit>());
+  static_assert(kN >= 2 && (kN & (kN - 1)) == 0, "tile lanes: a power of two");
+  const size_t full_rows = rows / kN * kN, full_cols = cols / kN * kN;
+  for (size_t b = 0; b < full_cols; b += kN) {
+    for (size_t a = 0; a < full_rows; a += kN) {
+      hn::Vec<decltype(d)> v[kN];
+      for (size_t r = 0; r < kN; ++r) {
+        v[r] = hn::LoadU(d, reinterpret_cast<const Unit*>(src + (a + r) * src_row +
+                                                         b * kB));
+      }
+      TransposeTileInRegisters(d, v);
+      for (size_t r = 0; r < kN; ++r) {
+        hn::StoreU(v[r], d, reinterpret_cast<Unit*>(dst + (b + r) * dst_row + a * kB));
+      }
+    }
+    // Rows past the last whole tile, for these columns.
+    TransposeScalar<Unit>(src + full_rows * src_row + b * kB, src_row,
+                          dst + b * dst_row + full_rows * kB, dst_row,
+                          rows - full_rows, kN);
+  }
+  // Columns past the last whole tile, for every row.
+  TransposeScalar<Unit>(src + full_cols * kB, src_row, dst + full_cols * dst_row,
+                        dst_row, rows, cols - full_cols);
+#endif
+}
+
+// kRows rows of `cols` contiguous elements to `cols` groups of kRows
+// contiguous elements: dst[b * kRows + a] = src[a][b]. The rows are separate
+// pointers so that ShuffleLayer can interleave two tensors.
+template <size_t kRows, class Unit>
+HWY_NOINLINE void InterleaveRows(const uint8_t* const (&src)[kRows], uint8_t* dst,
+                                 size_t cols) {
+  const Unit* s[4] = {};
+  for (size_t a = 0; a < kRows; ++a) s[a] = reinterpret_cast<const Unit*>(src[a]);
+  Unit* out = reinterpret_cast<Unit*>(dst);
+  size_t b = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<Unit> d;
+  const size_t lanes = hn::Lanes(d);
+  for (; b + lanes <= cols; b += lanes) {
+    if constexpr (kRows == 2) {
+      hn::StoreInterleaved2(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b), d,
+                            out + 2 * b);
+    } else if constexpr (kRows == 3) {
+      hn::StoreInterleaved3(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b),
+                            hn::LoadU(d, s[2] + b), d, out + 3 * b);
+    } else {
+      hn::StoreInterleaved4(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b),
+                            hn::LoadU(d, s[2] + b), hn::LoadU(d, s[3] + b), d,
+                            out + 4 * b);
+    }
+  }
+#endif
+  for (; b < cols; ++b) {
+    for (size_t a = 0; a < kRows; ++a) out[kRows * b + a] = s[a][b];
+  }
+}
+
+// The inverse: `rows` groups of kCols contiguous elements to kCols separate
+// rows of `rows` contiguous elements: dst[b][a] = src[a * kCols + b].
+template <size_t kCols, class Unit>
+HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCols],
+                                   size_t rows) {
+  const Unit* in = reinterpret_cast<const Unit*>(src);
+  Unit* out[4] = {};
+  for (size_t b = 0; b < kCols; ++b) out[b] = reinterpret_cast<Unit*>(dst[b]);
+  size_t a = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<Unit> d;
+  const size_t lanes = hn::Lanes(d);
+  for (; a + lanes <= rows; a += lanes) {
+    hn::Vec<decltype(d)> v[4];
+    if constexpr (kCols == 2) {
+      hn::LoadInterleaved2(d, in + 2 * a, v[0], v[1]);
+    } else if constexpr (kCols == 3) {
+      hn::LoadInterleaved3(d, in + 3 * a, v[0], v[1], v[2]);
+    } else {
+      hn::LoadInterleaved4(d, in + 4 * a, v[0], v[1], v[2], v[3]);
+    }
+    for (size_t b = 0; b < kCols; ++b) hn::StoreU(v[b], d, out[b] + a);
+  }
+#endif
+  for (; a < rows; ++a) {
+    for (size_t b = 0; b < kCols; ++b) out[b][a] = in[kCols * a + b];
+  }
+}
+
+// One 2-D transpose of the job: `rows` = the dst-contiguous axis, `cols` = the
+// src-contiguous axis. Narrow sides (2-4, e.g. RGB channels) interleave whole
+// vectors instead of using mostly-empty tiles.
+template <class Unit>
+HWY_INLINE void TransposeOrInterleave(const uint8_t* src, size_t src_row,
+                                      uint8_t* dst, size_t dst_row, size_t rows,
+                                      size_t cols) {
+  constexpr size_t kB = sizeof(Unit);
+  if (dst_row == rows * kB && rows <= 4 && rows >= 2) {
+    const auto row = [&](size_t a) { return src + a * src_row; };
+    if (rows == 2) return InterleaveRows<2, Unit>({row(0), row(1)}, dst, cols);
+    if (rows == 3) return InterleaveRows<3, Unit>({row(0), row(1), row(2)}, dst, cols);
+    return InterleaveRows<4, Unit>({row(0), row(1), row(2), row(3)}, dst, cols);
+  }
+  if (src_row == cols * kB && cols <= 4 && cols >= 2) {
+    const auto row = [&](size_t b) { return dst + b * dst_row; };
+    if (cols == 2) return DeinterleaveRows<2, Unit>(src, {row(0), row(1)}, rows);
+    if (cols == 3) return DeinterleaveRows<3, Unit>(src, {row(0), row(1), row(2)}, rows);
+    return DeinterleaveRows<4, Unit>(src, {row(0), row(1), row(2), row(3)}, rows);
+  }
+  TransposeMatrix<Unit>(src, src_row, dst, dst_row, rows, cols);
+}
+
+template <class Unit>
+struct Impl<PermuteKernel<Unit>> {
+  using Job = typename PermuteKernel<Unit>::Job;
+
+  static void Run(const PermuteKernel<Unit>&, const Job& job) {
+    const size_t last = job.rank - 1;
+    const PermuteAxis& inner = job.axes[last];
+    switch (job.shape) {
+      case PermuteShape::kCopyRows:
+        ForEachOuterIndex(job.axes, job.rank, 1u << last, [&](size_t s, size_t d) {
+          CopyBytesRow(job.src + s, job.dst + d, inner.count * sizeof(Unit));
+        });
+        break;
+      case PermuteShape::kTranspose: {
+        const PermuteAxis& other = job.axes[job.src_inner];
+        const uint32_t skip = (1u << last) | (1u << job.src_inner);
+        ForEachOuterIndex(job.axes, job.rank, skip, [&](size_t s, size_t d) {
+          TransposeOrInterleave<Unit>(job.src + s, inner.src_stride, job.dst + d,
+                                      other.dst_stride, inner.count, other.count);
+        });
+        break;
+      }
+      case PermuteShape::kElements:
+        ForEachOuterIndex(job.axes, job.rank, 1u << last, [&](size_t s, size_t d) {
+          for (size_t i = 0; i < inner.count; ++i) {
+            StoreUnit(LoadUnit<Unit>(job.src + s + i * inner.src_stride),
+                      job.dst + d + i * inner.dst_stride);
+          }
+        });
+        break;
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_PERMUTE_INL_H_

@@ -153,6 +153,8 @@ Node ParseModelNode(const std::vector<uint8_t>& bytes) {
             } else if (af.number == 2 && af.wire_type == 5) {
               const auto bits = static_cast<uint32_t>(af.value);
               std::memcpy(&a.f, &bits, 4);
+            } else if (af.number == 4 && af.wire_type == 2) {
+              a.s.assign(reinterpret_cast<const char*>(af.data), af.size);
             } else if (af.number == 8) {
               if (af.wire_type == 2) {
                 WireReader packed(af.data, af.size, "AttributeProto.ints");

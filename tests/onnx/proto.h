@@ -35,6 +35,7 @@ Tensor ParseTensor(const std::vector<uint8_t>& bytes);
 struct Attribute {
   int64_t i = 0;
   float f = 0;
+  std::string s;
   std::vector<int64_t> ints;
 };
 
@@ -52,6 +53,16 @@ struct Node {
   int64_t Int(const std::string& name, int64_t fallback) const {
     const auto it = attributes.find(name);
     return it == attributes.end() ? fallback : it->second.i;
+  }
+
+  std::string String(const std::string& name, const std::string& fallback) const {
+    const auto it = attributes.find(name);
+    return it == attributes.end() ? fallback : it->second.s;
+  }
+
+  std::vector<int64_t> Ints(const std::string& name) const {
+    const auto it = attributes.find(name);
+    return it == attributes.end() ? std::vector<int64_t>{} : it->second.ints;
   }
 };
 

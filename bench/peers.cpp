@@ -17,6 +17,9 @@
 #ifdef TENSOROPS_BENCH_ONEDNN
 #include <dnnl.hpp>
 #endif
+#ifdef TENSOROPS_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
 
 namespace tensorops::bench {
 
@@ -379,6 +382,147 @@ bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool chann
   (void)src, (void)dst, (void)nchw, (void)channels_last, (void)size, (void)alpha, (void)beta, (void)bias;
   return false;
 #endif
+}
+
+bool PlainTranspose(const float* src, float* dst, size_t rows, size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+  }
+  return true;
+}
+
+bool EigenTranspose(const float* src, float* dst, size_t rows, size_t cols) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto r = static_cast<Eigen::Index>(rows), c = static_cast<Eigen::Index>(cols);
+  Eigen::Map<RowMajor>(dst, c, r) = Eigen::Map<const RowMajor>(src, r, c).transpose();
+  return true;
+#else
+  (void)src, (void)dst, (void)rows, (void)cols;
+  return false;
+#endif
+}
+
+bool OpenBlasTranspose(const float* src, float* dst, size_t rows, size_t cols) {
+#ifdef TENSOROPS_BENCH_OPENBLAS
+  static const bool single_thread = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)single_thread;
+  const auto r = static_cast<blasint>(rows), c = static_cast<blasint>(cols);
+  cblas_somatcopy(CblasRowMajor, CblasTrans, r, c, 1.0f, src, c, dst, r);
+  return true;
+#else
+  (void)src, (void)dst, (void)rows, (void)cols;
+  return false;
+#endif
+}
+
+#ifdef TENSOROPS_BENCH_ONEDNN
+namespace {
+dnnl::memory::dims DimsOf(const size_t (&nchw)[4]) {
+  return {static_cast<dnnl::memory::dim>(nchw[0]), static_cast<dnnl::memory::dim>(nchw[1]),
+          static_cast<dnnl::memory::dim>(nchw[2]), static_cast<dnnl::memory::dim>(nchw[3])};
+}
+dnnl::memory::format_tag TagOf(bool channels_last) {
+  return channels_last ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw;
+}
+}  // namespace
+#endif
+
+bool OneDnnReorder(const float* src, float* dst, const size_t (&nchw)[4], bool to_nhwc) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  const dnnl::memory::desc from(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(!to_nhwc));
+  const dnnl::memory::desc to(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(to_nhwc));
+  static std::map<std::tuple<bool, size_t, size_t, size_t, size_t>, dnnl::reorder> cache;
+  const auto key = std::make_tuple(to_nhwc, nchw[0], nchw[1], nchw[2], nchw[3]);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    it = cache.emplace(key, dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to)))
+             .first;
+  }
+  dnnl::memory in(from, Engine(), const_cast<float*>(src));
+  dnnl::memory out(to, Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_FROM, in}, {DNNL_ARG_TO, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)src, (void)dst, (void)nchw, (void)to_nhwc;
+  return false;
+#endif
+}
+
+bool PlainChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last,
+                         size_t groups) {
+  const size_t n = nchw[0], c = nchw[1], hw = nchw[2] * nchw[3], k = c / groups;
+  for (size_t b = 0; b < n; ++b) {
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t i = 0; i < k; ++i) {
+        const size_t from = g * k + i, to = i * groups + g;
+        for (size_t s = 0; s < hw; ++s) {
+          if (channels_last) {
+            dst[(b * hw + s) * c + to] = src[(b * hw + s) * c + from];
+          } else {
+            dst[(b * c + to) * hw + s] = src[(b * c + from) * hw + s];
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool OneDnnChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last,
+                          size_t groups) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  const dnnl::memory::desc md(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(channels_last));
+  static std::map<std::tuple<bool, size_t, size_t, size_t, size_t, size_t>, dnnl::shuffle_forward> cache;
+  const auto key = std::make_tuple(channels_last, nchw[0], nchw[1], nchw[2], nchw[3], groups);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const dnnl::shuffle_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1,
+                                           static_cast<dnnl::memory::dim>(groups));
+    it = cache.emplace(key, dnnl::shuffle_forward(dnnl::shuffle_forward::primitive_desc(desc, Engine())))
+             .first;
+  }
+  dnnl::memory in(md, Engine(), const_cast<float*>(src));
+  dnnl::memory out(md, Engine(), dst);
+  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)src, (void)dst, (void)nchw, (void)channels_last, (void)groups;
+  return false;
+#endif
+}
+
+bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t c1, size_t spatial,
+                        bool channels_last, float* dst0, float* dst1) {
+  const size_t half = (c0 + c1) / 2;
+  if (!channels_last) {
+    const size_t bytes = spatial * sizeof(float);
+    for (size_t c = 0; c < c0 / 2; ++c) {
+      std::memcpy(dst0 + c * spatial, src0 + 2 * c * spatial, bytes);
+      std::memcpy(dst1 + c * spatial, src0 + (2 * c + 1) * spatial, bytes);
+    }
+    for (size_t c = 0; c < c1 / 2; ++c) {
+      std::memcpy(dst0 + (c0 / 2 + c) * spatial, src1 + 2 * c * spatial, bytes);
+      std::memcpy(dst1 + (c0 / 2 + c) * spatial, src1 + (2 * c + 1) * spatial, bytes);
+    }
+    return true;
+  }
+  for (size_t s = 0; s < spatial; ++s) {
+    for (size_t c = 0; c < c0 / 2; ++c) {
+      dst0[s * half + c] = src0[s * c0 + 2 * c];
+      dst1[s * half + c] = src0[s * c0 + 2 * c + 1];
+    }
+    for (size_t c = 0; c < c1 / 2; ++c) {
+      dst0[s * half + c0 / 2 + c] = src1[s * c1 + 2 * c];
+      dst1[s * half + c0 / 2 + c] = src1[s * c1 + 2 * c + 1];
+    }
+  }
+  return true;
 }
 
 }  // namespace tensorops::bench

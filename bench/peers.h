@@ -42,6 +42,23 @@ bool PlainLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channe
 bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
                float alpha, float beta, float bias);
 
+// Data movement on dense float tensors (the movement bench).
+// dst (cols x rows) = transpose of src (rows x cols), both row-major.
+bool PlainTranspose(const float* src, float* dst, size_t rows, size_t cols);
+bool EigenTranspose(const float* src, float* dst, size_t rows, size_t cols);
+bool OpenBlasTranspose(const float* src, float* dst, size_t rows, size_t cols);
+// NCHW -> NHWC (to_nhwc) or NHWC -> NCHW, dims given as N, C, H, W.
+bool OneDnnReorder(const float* src, float* dst, const size_t (&nchw)[4], bool to_nhwc);
+// ChannelShuffle with `groups` groups on one NCHW or NHWC tensor.
+bool PlainChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last,
+                         size_t groups);
+bool OneDnnChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last,
+                          size_t groups);
+// Simd's ShuffleLayer type 0 (see ops/channel_shuffle.h), written as loops
+// from its definition; batch 1, `spatial` = H * W.
+bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t c1, size_t spatial,
+                        bool channels_last, float* dst0, float* dst1);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

@@ -149,18 +149,26 @@ HWY_NOINLINE void InterleaveRows(const uint8_t* const (&src)[kRows], uint8_t* ds
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<Unit> d;
   const size_t lanes = hn::Lanes(d);
-  for (; b + lanes <= cols; b += lanes) {
+  const auto step = [&](size_t at) {
     if constexpr (kRows == 2) {
-      hn::StoreInterleaved2(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b), d,
-                            out + 2 * b);
+      hn::StoreInterleaved2(hn::LoadU(d, s[0] + at), hn::LoadU(d, s[1] + at), d,
+                            out + 2 * at);
     } else if constexpr (kRows == 3) {
-      hn::StoreInterleaved3(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b),
-                            hn::LoadU(d, s[2] + b), d, out + 3 * b);
+      hn::StoreInterleaved3(hn::LoadU(d, s[0] + at), hn::LoadU(d, s[1] + at),
+                            hn::LoadU(d, s[2] + at), d, out + 3 * at);
     } else {
-      hn::StoreInterleaved4(hn::LoadU(d, s[0] + b), hn::LoadU(d, s[1] + b),
-                            hn::LoadU(d, s[2] + b), hn::LoadU(d, s[3] + b), d,
-                            out + 4 * b);
+      hn::StoreInterleaved4(hn::LoadU(d, s[0] + at), hn::LoadU(d, s[1] + at),
+                            hn::LoadU(d, s[2] + at), hn::LoadU(d, s[3] + at), d,
+                            out + 4 * at);
     }
+  };
+  for (; b + lanes <= cols; b += lanes) step(b);
+  // A short tail (e.g. 58 channel pairs = 3 x 16 + 10) redoes the last whole
+  // vector's worth, ending at `cols`: rewriting equal values is harmless
+  // (src and dst never overlap), and far cheaper than 10 scalar steps.
+  if (b < cols && cols >= lanes) {
+    step(cols - lanes);
+    b = cols;
   }
 #endif
   for (; b < cols; ++b) {
@@ -180,16 +188,21 @@ HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCo
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<Unit> d;
   const size_t lanes = hn::Lanes(d);
-  for (; a + lanes <= rows; a += lanes) {
+  const auto step = [&](size_t at) {
     hn::Vec<decltype(d)> v[4];
     if constexpr (kCols == 2) {
-      hn::LoadInterleaved2(d, in + 2 * a, v[0], v[1]);
+      hn::LoadInterleaved2(d, in + 2 * at, v[0], v[1]);
     } else if constexpr (kCols == 3) {
-      hn::LoadInterleaved3(d, in + 3 * a, v[0], v[1], v[2]);
+      hn::LoadInterleaved3(d, in + 3 * at, v[0], v[1], v[2]);
     } else {
-      hn::LoadInterleaved4(d, in + 4 * a, v[0], v[1], v[2], v[3]);
+      hn::LoadInterleaved4(d, in + 4 * at, v[0], v[1], v[2], v[3]);
     }
-    for (size_t b = 0; b < kCols; ++b) hn::StoreU(v[b], d, out[b] + a);
+    for (size_t b = 0; b < kCols; ++b) hn::StoreU(v[b], d, out[b] + at);
+  };
+  for (; a + lanes <= rows; a += lanes) step(a);
+  if (a < rows && rows >= lanes) {  // overlapping last vector, as above
+    step(rows - lanes);
+    a = rows;
   }
 #endif
   for (; a < rows; ++a) {

@@ -2,11 +2,13 @@
 # Installs the Debian packages tensorops needs that are missing, and nothing
 # else. Usage: scripts/install-deps.sh [--bench]
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
-#            Highway, Catch2, Google Benchmark, ONNX test data
+#            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
+#            (the colour tests' oracle)
 #   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen) and python3
 set -eu
 
-packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata"
+packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata
+  libopencv-imgproc-dev"
 if [ "${1:-}" = "--bench" ]; then
   packages="$packages libdnnl-dev libopenblas-dev libeigen3-dev python3"
 fi

@@ -24,9 +24,12 @@
 #include "tensorops/ops/gather_elements_constant.h"
 #include "tensorops/ops/gather_nd.h"
 #include "tensorops/ops/lrn.h"
+#include "tensorops/ops/nv12_to_rgb.h"
 #include "tensorops/ops/permute.h"
+#include "tensorops/ops/rgb_to_nv12.h"
 #include "tensorops/ops/softmax.h"
 #include "tensorops/ops/transpose.h"
 #include "tensorops/ops/unary.h"
+#include "tensorops/ops/yuv_coefficients.h"
 
 #endif  // TENSOROPS_API_H_

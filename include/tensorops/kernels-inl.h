@@ -23,6 +23,7 @@
 #include "tensorops/ops/gather_elements-inl.h"
 #include "tensorops/ops/gather_nd-inl.h"
 #include "tensorops/ops/lrn-inl.h"
+#include "tensorops/ops/nv12_to_rgb-inl.h"
 #include "tensorops/ops/permute-inl.h"
 #include "tensorops/ops/softmax-inl.h"
 #include "tensorops/ops/unary-inl.h"

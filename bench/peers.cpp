@@ -20,6 +20,10 @@
 #ifdef TENSOROPS_BENCH_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef TENSOROPS_BENCH_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
 
 namespace tensorops::bench {
 
@@ -523,6 +527,24 @@ bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t 
     }
   }
   return true;
+}
+
+bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width) {
+#ifdef TENSOROPS_BENCH_OPENCV
+  static const bool single_thread = [] {
+    cv::setNumThreads(1);
+    return true;
+  }();
+  (void)single_thread;
+  const int h = static_cast<int>(height), w = static_cast<int>(width);
+  const cv::Mat src(h * 3 / 2, w, CV_8UC1, const_cast<uint8_t*>(nv12));
+  cv::Mat dst(h, w, CV_8UC3, rgb);
+  cv::cvtColor(src, dst, cv::COLOR_YUV2RGB_NV12);
+  return true;
+#else
+  (void)nv12, (void)rgb, (void)height, (void)width;
+  return false;
+#endif
 }
 
 }  // namespace tensorops::bench

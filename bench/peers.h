@@ -59,6 +59,10 @@ bool OneDnnChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4],
 bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t c1, size_t spatial,
                         bool channels_last, float* dst0, float* dst1);
 
+// NV12 (dense, Y plane then CbCr) -> interleaved RGB uint8 (OpenCV cvtColor,
+// one thread).
+bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

@@ -151,6 +151,32 @@ dnnl::memory::desc Dense(size_t n) {
   return dnnl::memory::desc({static_cast<dnnl::memory::dim>(n)}, dnnl::memory::data_type::f32,
                             dnnl::memory::format_tag::a);
 }
+dnnl::memory::dims DimsOf(const size_t (&nchw)[4]) {
+  return {static_cast<dnnl::memory::dim>(nchw[0]), static_cast<dnnl::memory::dim>(nchw[1]),
+          static_cast<dnnl::memory::dim>(nchw[2]), static_cast<dnnl::memory::dim>(nchw[3])};
+}
+dnnl::memory::format_tag TagOf(bool channels_last) {
+  return channels_last ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw;
+}
+
+// The primitive for `key`, built by make() on first use and kept, as an
+// inference runtime caches its primitives.
+template <class Map, class Make>
+typename Map::mapped_type& Cached(Map& cache, const typename Map::key_type& key, const Make& make) {
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, make()).first;
+  return it->second;
+}
+
+// Runs a one-input primitive from src (in_md) to dst (out_md) and waits.
+void RunOneInput(const dnnl::primitive& primitive, const dnnl::memory::desc& in_md, const float* src,
+                 const dnnl::memory::desc& out_md, float* dst, int in_arg = DNNL_ARG_SRC,
+                 int out_arg = DNNL_ARG_DST) {
+  dnnl::memory in(in_md, Engine(), const_cast<float*>(src));
+  dnnl::memory out(out_md, Engine(), dst);
+  primitive.execute(Stream(), {{in_arg, in}, {out_arg, out}});
+  Stream().wait();
+}
 
 }  // namespace
 #endif
@@ -168,17 +194,11 @@ bool OneDnnMath(PeerMath op, const float* src, float* dst, size_t n) {
   }
   // One primitive per (op, size), built on first use like an inference runtime.
   static std::map<std::tuple<int, size_t>, dnnl::eltwise_forward> cache;
-  const auto key = std::make_tuple(static_cast<int>(op), n);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
+  const auto& primitive = Cached(cache, std::make_tuple(static_cast<int>(op), n), [&] {
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, Dense(n));
-    it = cache.emplace(key, dnnl::eltwise_forward(
-                                dnnl::eltwise_forward::primitive_desc(desc, Engine()))).first;
-  }
-  dnnl::memory in(Dense(n), Engine(), const_cast<float*>(src));
-  dnnl::memory out(Dense(n), Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
-  Stream().wait();
+    return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, Dense(n), src, Dense(n), dst);
   return true;
 #else
   (void)op, (void)src, (void)dst, (void)n;
@@ -208,17 +228,14 @@ bool EigenWeightedSum2(const float* a, const float* b, float wa, float wb, float
 bool OneDnnWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n) {
 #ifdef TENSOROPS_BENCH_ONEDNN
   static std::map<std::tuple<size_t, float, float>, dnnl::sum> cache;
-  const auto key = std::make_tuple(n, wa, wb);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    const dnnl::sum::primitive_desc pd({wa, wb}, {Dense(n), Dense(n)}, Engine());
-    it = cache.emplace(key, dnnl::sum(pd)).first;
-  }
+  const auto& primitive = Cached(cache, std::make_tuple(n, wa, wb), [&] {
+    return dnnl::sum(dnnl::sum::primitive_desc({wa, wb}, {Dense(n), Dense(n)}, Engine()));
+  });
   dnnl::memory ma(Dense(n), Engine(), const_cast<float*>(a));
   dnnl::memory mb(Dense(n), Engine(), const_cast<float*>(b));
   dnnl::memory md(Dense(n), Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_MULTIPLE_SRC, ma}, {DNNL_ARG_MULTIPLE_SRC + 1, mb},
-                                {DNNL_ARG_DST, md}});
+  primitive.execute(Stream(), {{DNNL_ARG_MULTIPLE_SRC, ma}, {DNNL_ARG_MULTIPLE_SRC + 1, mb},
+                              {DNNL_ARG_DST, md}});
   Stream().wait();
   return true;
 #else
@@ -247,15 +264,14 @@ bool EigenMax2(const float* a, const float* b, float* dst, size_t n) {
 bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n) {
 #ifdef TENSOROPS_BENCH_ONEDNN
   static std::map<size_t, dnnl::binary> cache;
-  auto it = cache.find(n);
-  if (it == cache.end()) {
+  const auto& primitive = Cached(cache, n, [&] {
     const dnnl::binary::desc desc(dnnl::algorithm::binary_max, Dense(n), Dense(n), Dense(n));
-    it = cache.emplace(n, dnnl::binary(dnnl::binary::primitive_desc(desc, Engine()))).first;
-  }
+    return dnnl::binary(dnnl::binary::primitive_desc(desc, Engine()));
+  });
   dnnl::memory ma(Dense(n), Engine(), const_cast<float*>(a));
   dnnl::memory mb(Dense(n), Engine(), const_cast<float*>(b));
   dnnl::memory md(Dense(n), Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_SRC_0, ma}, {DNNL_ARG_SRC_1, mb}, {DNNL_ARG_DST, md}});
+  primitive.execute(Stream(), {{DNNL_ARG_SRC_0, ma}, {DNNL_ARG_SRC_1, mb}, {DNNL_ARG_DST, md}});
   Stream().wait();
   return true;
 #else
@@ -315,17 +331,11 @@ bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, siz
   const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(outer), static_cast<dnnl::memory::dim>(count),
                                static_cast<dnnl::memory::dim>(inner)},
                               dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc);
-  const auto key = std::make_tuple(outer, count, inner);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
+  const auto& primitive = Cached(cache, std::make_tuple(outer, count, inner), [&] {
     const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
-    it = cache.emplace(key, dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, Engine())))
-             .first;
-  }
-  dnnl::memory in(md, Engine(), const_cast<float*>(src));
-  dnnl::memory out(md, Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
-  Stream().wait();
+    return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, md, src, md, dst);
   return true;
 #else
   (void)src, (void)dst, (void)outer, (void)count, (void)inner;
@@ -364,23 +374,16 @@ bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool chann
                float alpha, float beta, float bias) {
 #ifdef TENSOROPS_BENCH_ONEDNN
   if (size % 2 == 0) return false;  // oneDNN's window is symmetric
-  const dnnl::memory::dims dims = {static_cast<dnnl::memory::dim>(nchw[0]), static_cast<dnnl::memory::dim>(nchw[1]),
-                                   static_cast<dnnl::memory::dim>(nchw[2]), static_cast<dnnl::memory::dim>(nchw[3])};
-  const dnnl::memory::desc md(dims, dnnl::memory::data_type::f32,
-                              channels_last ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw);
+  const dnnl::memory::desc md(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(channels_last));
   static std::map<std::tuple<bool, size_t, size_t, size_t, size_t, size_t>, dnnl::lrn_forward> cache;
   const auto key = std::make_tuple(channels_last, nchw[0], nchw[1], nchw[2], nchw[3], size);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
+  const auto& primitive = Cached(cache, key, [&] {
     // oneDNN's alpha is divided by size internally for across-channels LRN.
     const dnnl::lrn_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::lrn_across_channels,
                                        md, static_cast<dnnl::memory::dim>(size), alpha, beta, bias);
-    it = cache.emplace(key, dnnl::lrn_forward(dnnl::lrn_forward::primitive_desc(desc, Engine()))).first;
-  }
-  dnnl::memory in(md, Engine(), const_cast<float*>(src));
-  dnnl::memory out(md, Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
-  Stream().wait();
+    return dnnl::lrn_forward(dnnl::lrn_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, md, src, md, dst);
   return true;
 #else
   (void)src, (void)dst, (void)nchw, (void)channels_last, (void)size, (void)alpha, (void)beta, (void)bias;
@@ -423,33 +426,16 @@ bool OpenBlasTranspose(const float* src, float* dst, size_t rows, size_t cols) {
 #endif
 }
 
-#ifdef TENSOROPS_BENCH_ONEDNN
-namespace {
-dnnl::memory::dims DimsOf(const size_t (&nchw)[4]) {
-  return {static_cast<dnnl::memory::dim>(nchw[0]), static_cast<dnnl::memory::dim>(nchw[1]),
-          static_cast<dnnl::memory::dim>(nchw[2]), static_cast<dnnl::memory::dim>(nchw[3])};
-}
-dnnl::memory::format_tag TagOf(bool channels_last) {
-  return channels_last ? dnnl::memory::format_tag::nhwc : dnnl::memory::format_tag::nchw;
-}
-}  // namespace
-#endif
-
 bool OneDnnReorder(const float* src, float* dst, const size_t (&nchw)[4], bool to_nhwc) {
 #ifdef TENSOROPS_BENCH_ONEDNN
   const dnnl::memory::desc from(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(!to_nhwc));
   const dnnl::memory::desc to(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(to_nhwc));
   static std::map<std::tuple<bool, size_t, size_t, size_t, size_t>, dnnl::reorder> cache;
   const auto key = std::make_tuple(to_nhwc, nchw[0], nchw[1], nchw[2], nchw[3]);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    it = cache.emplace(key, dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to)))
-             .first;
-  }
-  dnnl::memory in(from, Engine(), const_cast<float*>(src));
-  dnnl::memory out(to, Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_FROM, in}, {DNNL_ARG_TO, out}});
-  Stream().wait();
+  const auto& primitive = Cached(cache, key, [&] {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+  });
+  RunOneInput(primitive, from, src, to, dst, DNNL_ARG_FROM, DNNL_ARG_TO);
   return true;
 #else
   (void)src, (void)dst, (void)nchw, (void)to_nhwc;
@@ -483,17 +469,12 @@ bool OneDnnChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4],
   const dnnl::memory::desc md(DimsOf(nchw), dnnl::memory::data_type::f32, TagOf(channels_last));
   static std::map<std::tuple<bool, size_t, size_t, size_t, size_t, size_t>, dnnl::shuffle_forward> cache;
   const auto key = std::make_tuple(channels_last, nchw[0], nchw[1], nchw[2], nchw[3], groups);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
+  const auto& primitive = Cached(cache, key, [&] {
     const dnnl::shuffle_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1,
                                            static_cast<dnnl::memory::dim>(groups));
-    it = cache.emplace(key, dnnl::shuffle_forward(dnnl::shuffle_forward::primitive_desc(desc, Engine())))
-             .first;
-  }
-  dnnl::memory in(md, Engine(), const_cast<float*>(src));
-  dnnl::memory out(md, Engine(), dst);
-  it->second.execute(Stream(), {{DNNL_ARG_SRC, in}, {DNNL_ARG_DST, out}});
-  Stream().wait();
+    return dnnl::shuffle_forward(dnnl::shuffle_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, md, src, md, dst);
   return true;
 #else
   (void)src, (void)dst, (void)nchw, (void)channels_last, (void)groups;

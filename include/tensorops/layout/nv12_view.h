@@ -97,6 +97,9 @@ class Nv12View {
   size_t y_plane_bytes() const { return pitches_[1]; }
   const Pitches& pitches() const { return pitches_; }
   Dims dims() const { return {3, height_, width_}; }
+  // The frame's bytes, padding included (pitches[0]): what overlap checks
+  // (detail::Overlaps) compare.
+  size_t SpanBytes() const { return pitches_[0]; }
 
   T* YRow(size_t y) const { return data_ + y * row_pitch(); }
   // The CbCr row shared by luma rows 2*y2 and 2*y2 + 1.

@@ -110,33 +110,24 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   template <class DI>
   static HWY_INLINE void Store(const Job& job, DI di, const hn::Vec<DI> (&rgb)[3], size_t row,
                                size_t x) {
-    if constexpr (hwy::IsSame<T, uint8_t>()) {
-      const hn::Rebind<uint8_t, DI> du8;
-      // DemoteTo saturates int32 to [0, 255]: the clamp of the formula.
-      const hn::Vec<decltype(du8)> out[3] = {hn::DemoteTo(du8, rgb[0]), hn::DemoteTo(du8, rgb[1]),
-                                             hn::DemoteTo(du8, rgb[2])};
-      if constexpr (kInterleaved) {
-        const bool bgr = job.dst[2] < job.dst[0];
-        uint8_t* p = Out(job, bgr ? 2 : 0, row, x);
-        hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], du8, p);
+    const hn::Rebind<T, DI> dt;
+    hn::Vec<decltype(dt)> out[3];
+    for (size_t c = 0; c < 3; ++c) {
+      if constexpr (hwy::IsSame<T, uint8_t>()) {
+        out[c] = hn::DemoteTo(dt, rgb[c]);  // saturates to [0, 255]: the formula's clamp
       } else {
-        for (size_t c = 0; c < 3; ++c) hn::StoreU(out[c], du8, Out(job, c, row, x));
-      }
-    } else {
-      const hn::Rebind<float, DI> df;
-      hn::Vec<decltype(df)> out[3];
-      for (size_t c = 0; c < 3; ++c) {
         const auto clamped = hn::Min(hn::Max(rgb[c], hn::Zero(di)), hn::Set(di, 255));
-        out[c] = hn::MulAdd(hn::ConvertTo(df, clamped), hn::Set(df, job.scale[c]),
-                            hn::Set(df, job.bias[c]));
+        out[c] = hn::MulAdd(hn::ConvertTo(dt, clamped), hn::Set(dt, job.scale[c]),
+                            hn::Set(dt, job.bias[c]));
       }
-      if constexpr (kInterleaved) {
-        const bool bgr = job.dst[2] < job.dst[0];
-        float* p = Out(job, bgr ? 2 : 0, row, x);
-        hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], df, p);
-      } else {
-        for (size_t c = 0; c < 3; ++c) hn::StoreU(out[c], df, Out(job, c, row, x));
-      }
+    }
+    if constexpr (kInterleaved) {
+      // The three channels are adjacent; BGR when blue's address comes first.
+      const bool bgr = job.dst[2] < job.dst[0];
+      hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], dt,
+                            Out(job, bgr ? 2 : 0, row, x));
+    } else {
+      for (size_t c = 0; c < 3; ++c) hn::StoreU(out[c], dt, Out(job, c, row, x));
     }
   }
 #endif

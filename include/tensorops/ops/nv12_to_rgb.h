@@ -85,10 +85,7 @@ struct Nv12ToRgb {
       job.scale[i] = 1.0f / (255.0f * stddev[i]);
       job.bias[i] = -mean[i] / stddev[i];
     }
-    const uint8_t* frame_begin = frame.data();
-    const uint8_t* frame_end = frame.data() + frame.pitches()[0];
-    const auto* dst_begin = reinterpret_cast<const uint8_t*>(dst.data());
-    if (dst_begin < frame_end && frame_begin < dst_begin + dst.SpanBytes()) {
+    if (detail::Overlaps(frame, dst)) {
       detail::Fail(ErrorCode::kAliasing, "Nv12ToRgb: dst overlaps the frame");
     }
     job.y_plane = frame.YRow(0);

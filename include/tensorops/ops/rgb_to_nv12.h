@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorops/detail/checks.h"
 #include "tensorops/error.h"
 #include "tensorops/layout/layouts.h"
 #include "tensorops/layout/nv12_view.h"
@@ -33,14 +34,13 @@ struct RgbToNv12 {
       detail::Fail(ErrorCode::kShapeMismatch, "RgbToNv12: src ", L::kName, " ", rgb.dims(),
                    " must be N=1, C=3, H=", h, ", W=", w, " for a ", h, "x", w, " frame");
     }
-    const auto* src_begin = reinterpret_cast<const uint8_t*>(rgb.data());
-    if (src_begin < frame.data() + frame.pitches()[0] &&
-        frame.data() < src_begin + rgb.SpanBytes()) {
+    if (detail::Overlaps(rgb, frame)) {
       detail::Fail(ErrorCode::kAliasing, "RgbToNv12: src overlaps the frame");
     }
     constexpr RgbFixedPoint k = RgbFixedPointOf(kYuv);
     constexpr int32_t kHalf = 1 << (kYuvShift - 1);
     const size_t red = kOrder == ChannelOrder::kRgb ? 0 : 2, blue = 2 - red;
+    const auto* src_begin = reinterpret_cast<const uint8_t*>(rgb.data());
     const auto at = [&](size_t c, size_t y, size_t x) -> int32_t {
       return src_begin[c * rgb.StrideBytes(L::kC) + y * rgb.StrideBytes(L::kH) +
                        x * rgb.StrideBytes(L::kW)];

@@ -20,34 +20,21 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Calls fn(src_offset, dst_offset) for every index of the axes in `axes`
-// except those whose bit is set in `skip` (the ones the inner loop walks).
+// except those whose bit is set in `skip` (the ones the inner loop walks):
+// the outer axes become a LoopNest of one-element rows for ForEachRow.
 template <class Fn>
 HWY_INLINE void ForEachOuterIndex(const PermuteAxis* axes, size_t rank,
                                   uint32_t skip, const Fn& fn) {
-  size_t outer[kMaxRank + 2];
-  size_t n = 0;
+  LoopNest<2> nest;
+  nest.row = 1;
   for (size_t i = 0; i < rank; ++i) {
-    if (!((skip >> i) & 1)) outer[n++] = i;
+    if ((skip >> i) & 1) continue;
+    nest.count[nest.outer_rank] = axes[i].count;
+    nest.stride[0][nest.outer_rank] = axes[i].src_stride;
+    nest.stride[1][nest.outer_rank] = axes[i].dst_stride;
+    ++nest.outer_rank;
   }
-  size_t index[kMaxRank + 2] = {};
-  size_t src = 0, dst = 0;
-  for (;;) {
-    fn(src, dst);
-    size_t k = n;
-    for (;;) {
-      if (k == 0) return;
-      --k;
-      const PermuteAxis& axis = axes[outer[k]];
-      if (++index[k] < axis.count) {
-        src += axis.src_stride;
-        dst += axis.dst_stride;
-        break;
-      }
-      index[k] = 0;
-      src -= (axis.count - 1) * axis.src_stride;
-      dst -= (axis.count - 1) * axis.dst_stride;
-    }
-  }
+  ForEachRow(nest, [&](const size_t (&offsets)[2]) { fn(offsets[0], offsets[1]); });
 }
 
 template <class Unit>

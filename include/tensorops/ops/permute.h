@@ -60,7 +60,7 @@ struct PermuteKernel {
     // contiguous row, for kTranspose the last one is the tile's dst-contiguous
     // side and `src_inner` indexes the tile's src-contiguous side.
     size_t rank = 0;
-    PermuteAxis axes[kMaxRank + 2];
+    PermuteAxis axes[kMaxRank];
     size_t src_inner = 0;
   };
 };
@@ -73,7 +73,7 @@ template <class Unit>
 bool PlanPermute(const PermuteAxis* axes, size_t rank,
                  typename PermuteKernel<Unit>::Job& job) {
   constexpr size_t kBytes = sizeof(Unit);
-  PermuteAxis sorted[kMaxRank + 2];
+  PermuteAxis sorted[kMaxRank];
   size_t n = 0;
   for (size_t i = 0; i < rank; ++i) {
     if (axes[i].count == 0) return false;
@@ -127,9 +127,8 @@ void RunPermute(const void* src, void* dst, const PermuteAxis* axes, size_t rank
                 "Permute: elements of 1, 2, 4 or 8 bytes");
   using Unit = MoveUnit<kElementBytes>;
   typename PermuteKernel<Unit>::Job job;
-  if (rank > kMaxRank + 2) {
-    Fail(ErrorCode::kBadRank, "Permute: ", rank, " axes exceed the limit ",
-         kMaxRank + 2);
+  if (rank > kMaxRank) {
+    Fail(ErrorCode::kBadRank, "Permute: ", rank, " axes exceed kMaxRank = ", kMaxRank);
   }
   if (!PlanPermute<Unit>(axes, rank, job)) return;
   job.src = static_cast<const uint8_t*>(src);

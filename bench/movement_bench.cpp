@@ -81,20 +81,24 @@ void ReorderOneDnn(benchmark::State& state) {
 // ShuffleLayer: 116 + 116 channels, 28 x 28 (ShuffleNet v2 1.0x, stage 2).
 constexpr size_t kHalfChannels = 116, kSide = 28;
 
+// Dims of a batch-1, kSide x kSide tensor of `channels` in layout L's order.
+template <class L>
+Dims SquareDims(size_t channels) {
+  Dims d{1, 1, 1, 1};
+  d[L::kC] = channels;
+  d[L::kH] = kSide;
+  d[L::kW] = kSide;
+  return d;
+}
+
 template <int kType, class L>
 void ShuffleLayerTensorops(benchmark::State& state) {
   const size_t elements = 2 * kHalfChannels * kSide * kSide;
   const auto a = Ramp(elements / 2), b = Ramp(elements / 2);
   std::vector<float> x(elements / 2), y(elements / 2);
-  const auto dims = [](size_t c) {
-    Dims d{1, 1, 1, 1};
-    d[L::kC] = c;
-    d[L::kH] = kSide;
-    d[L::kW] = kSide;
-    return d;
-  };
-  const TensorView<const float, L> src0(a.data(), dims(kHalfChannels)), src1(b.data(), dims(kHalfChannels));
-  const TensorView<float, L> dst0(x.data(), dims(kHalfChannels)), dst1(y.data(), dims(kHalfChannels));
+  const Dims dims = SquareDims<L>(kHalfChannels);
+  const TensorView<const float, L> src0(a.data(), dims), src1(b.data(), dims);
+  const TensorView<float, L> dst0(x.data(), dims), dst1(y.data(), dims);
   for (auto _ : state) {
     ShuffleLayer<kType>{}(src0, src1, dst0, dst1);
     benchmark::DoNotOptimize(x.data());
@@ -127,10 +131,7 @@ void ChannelShuffleTensorops(benchmark::State& state) {
   const size_t elements = kShuffle[1] * kShuffle[2] * kShuffle[3];
   const auto in = Ramp(elements);
   std::vector<float> out(elements);
-  Dims d{1, 1, 1, 1};
-  d[L::kC] = kShuffle[1];
-  d[L::kH] = kSide;
-  d[L::kW] = kSide;
+  const Dims d = SquareDims<L>(kShuffle[1]);
   for (auto _ : state) {
     ChannelShuffle{2}(TensorView<const float, L>(in.data(), d), TensorView<float, L>(out.data(), d));
     benchmark::DoNotOptimize(out.data());

@@ -83,10 +83,7 @@ void CheckAgainstFormula(Frame& frame, const std::array<float, 3>& mean = {0, 0,
   const size_t h = frame.height, w = frame.width;
   INFO("yuv " << static_cast<int>(kYuv) << (kOrder == ChannelOrder::kRgb ? " RGB " : " BGR ")
               << kElementName<T> << " " << L::kName << " " << h << "x" << w << " pad " << pad);
-  Dims dims{1, 1, 1, 1};
-  dims[L::kC] = 3;
-  dims[L::kH] = h;
-  dims[L::kW] = w;
+  const Dims dims = InLayout<L>(1, 3, h, w);
   const Nv12View<const uint8_t> view = frame.View();
   ForEachTarget([&](int64_t) {
     TestTensor<T, L> dst(dims, pad);
@@ -98,9 +95,7 @@ void CheckAgainstFormula(Frame& frame, const std::array<float, 3>& mean = {0, 0,
         for (size_t c = 0; c < 3; ++c) {  // c = output channel
           const size_t rgb = kOrder == ChannelOrder::kRgb ? c : 2 - c;
           const int32_t want = FixedPointChannel(kYuv, frame.Y(y, x), frame.Cb(y, x), frame.Cr(y, x), rgb);
-          Extents at = dims;
-          at[L::kN] = 0, at[L::kC] = c, at[L::kH] = y, at[L::kW] = x;
-          const double got = static_cast<double>(dst.at(at));
+          const double got = static_cast<double>(dst.at(InLayout<L>(0, c, y, x)));
           bool ok;
           if constexpr (std::is_same_v<T, uint8_t>) {
             ok = got == want && std::fabs(want - ExactChannel(kYuv, frame.Y(y, x), frame.Cb(y, x),

@@ -17,21 +17,6 @@
 namespace tensorops::test {
 namespace {
 
-// Dims in layout L's order from (n, c, h, w).
-template <class L>
-Dims InLayout(size_t n, size_t c, size_t h, size_t w) {
-  Dims d{0, 0, 0, 0};
-  d[L::kN] = n;
-  d[L::kC] = c;
-  d[L::kH] = h;
-  d[L::kW] = w;
-  return d;
-}
-template <class L>
-Extents At(size_t n, size_t c, size_t h, size_t w) {
-  return InLayout<L>(n, c, h, w);
-}
-
 template <class T, class L>
 void CheckChannelShuffle(size_t n, size_t c, size_t h, size_t w, size_t groups,
                          const Extents& pad = {}) {
@@ -47,8 +32,8 @@ void CheckChannelShuffle(size_t n, size_t c, size_t h, size_t w, size_t groups,
     size_t failures = 0;
     ForEachIndex({n, groups, per_group, h * w}, [&](const Extents& i) {
       const size_t y = i[3] / w, x = i[3] % w;
-      const auto& want = src.at(At<L>(i[0], i[1] * per_group + i[2], y, x));
-      const auto& got = dst.at(At<L>(i[0], i[2] * groups + i[1], y, x));
+      const auto& want = src.at(InLayout<L>(i[0], i[1] * per_group + i[2], y, x));
+      const auto& got = dst.at(InLayout<L>(i[0], i[2] * groups + i[1], y, x));
       if (BitsOf(got) != BitsOf(want) && failures++ < 5) FAIL_CHECK("n g k hw " << i);
     });
     CHECK(failures == 0);
@@ -93,12 +78,12 @@ void CheckShuffleLayer(size_t n, size_t c0, size_t c1, size_t h, size_t w,
       // Channel k of the concatenation of the split side.
       const size_t k = i[1];
       const auto split = [&](auto& a, auto& b) -> T& {
-        return k < c0 ? a.at(At<L>(i[0], k, i[2], i[3])) : b.at(At<L>(i[0], k - c0, i[2], i[3]));
+        return k < c0 ? a.at(InLayout<L>(i[0], k, i[2], i[3])) : b.at(InLayout<L>(i[0], k - c0, i[2], i[3]));
       };
       // Channel 2c + s of the interleaved side = tensor s, channel c.
       const auto halves = [&](auto& a, auto& b) -> T& {
         auto& t = k % 2 == 0 ? a : b;
-        return t.at(At<L>(i[0], k / 2, i[2], i[3]));
+        return t.at(InLayout<L>(i[0], k / 2, i[2], i[3]));
       };
       const T& want = kType == 0 ? split(src0, src1) : halves(src0, src1);
       const T& got = kType == 0 ? halves(dst0, dst1) : split(dst0, dst1);
@@ -161,8 +146,8 @@ void CheckDepthSpace(size_t n, size_t cs, size_t h, size_t w, size_t b, DepthOrd
     size_t failures = 0;
     ForEachIndex({n, cs, h * b, w * b}, [&](const Extents& i) {
       const size_t y = i[2] / b, x = i[3] / b;
-      const auto& want = depth.at(At<L>(i[0], depth_channel(i[1], i[2] % b, i[3] % b), y, x));
-      if (BitsOf(space.at(At<L>(i[0], i[1], i[2], i[3]))) != BitsOf(want) && failures++ < 5) {
+      const auto& want = depth.at(InLayout<L>(i[0], depth_channel(i[1], i[2] % b, i[3] % b), y, x));
+      if (BitsOf(space.at(InLayout<L>(i[0], i[1], i[2], i[3]))) != BitsOf(want) && failures++ < 5) {
         FAIL_CHECK("space index (n c h w) " << i);
       }
     });

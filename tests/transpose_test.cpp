@@ -88,14 +88,8 @@ TEST_CASE("Transpose: ranks 5 and 6, size-1 axes, the default reversed perm", "[
 
 template <class T, class LS, class LD>
 void CheckReorder(const Dims& nchw, const Extents& src_pad = {}, const Extents& dst_pad = {}) {
-  const auto in_layout = [](const Dims& d, auto layout) {
-    using L = decltype(layout);
-    Dims out = d;
-    out[L::kN] = d[0];
-    out[L::kC] = d[1];
-    out[L::kH] = d[2];
-    out[L::kW] = d[3];
-    return out;
+  const auto in_layout = [](const Extents& i, auto layout) {
+    return InLayout<decltype(layout)>(i[0], i[1], i[2], i[3]);
   };
   const Dims src_dims = in_layout(nchw, LS{}), dst_dims = in_layout(nchw, LD{});
   INFO(kElementName<T> << " " << LS::kName << " " << src_dims << " -> " << LD::kName << " "

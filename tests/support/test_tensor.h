@@ -36,6 +36,17 @@ inline void ForEachIndex(const Dims& dims, const std::function<void(const Extent
   }
 }
 
+// (n, c, h, w) in image layout L's dimension order: dims, or an index.
+template <class L>
+Extents InLayout(size_t n, size_t c, size_t h, size_t w) {
+  Extents e{0, 0, 0, 0};
+  e[L::kN] = n;
+  e[L::kC] = c;
+  e[L::kH] = h;
+  e[L::kW] = w;
+  return e;
+}
+
 // Pitches with `pad[i]` extra elements' worth of bytes at the end of each
 // dimension (pad may be empty for a dense tensor).
 inline Pitches PaddedPitches(size_t element_size, const Dims& dims, const Extents& pad) {

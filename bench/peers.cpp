@@ -528,4 +528,99 @@ bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t wi
 #endif
 }
 
+bool OneDnnSgemm(const SgemmArgs& g) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  const auto dim = [](size_t v) { return static_cast<dnnl_dim_t>(v); };
+  return dnnl_sgemm(g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N', dim(g.m), dim(g.n),
+                    dim(g.k), g.alpha, g.a, dim(g.lda), g.b, dim(g.ldb), g.beta, g.c,
+                    dim(g.ldc)) == dnnl_success;
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+bool OpenBlasSgemm(const SgemmArgs& g) {
+#ifdef TENSOROPS_BENCH_OPENBLAS
+  static const bool single_thread = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)single_thread;
+  const auto i = [](size_t v) { return static_cast<blasint>(v); };
+  cblas_sgemm(CblasRowMajor, g.transpose_a ? CblasTrans : CblasNoTrans,
+              g.transpose_b ? CblasTrans : CblasNoTrans, i(g.m), i(g.n), i(g.k), g.alpha, g.a,
+              i(g.lda), g.b, i(g.ldb), g.beta, g.c, i(g.ldc));
+  return true;
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+const char* OpenBlasCoreName() {
+#ifdef TENSOROPS_BENCH_OPENBLAS
+  return openblas_get_corename();
+#else
+  return "none";
+#endif
+}
+
+bool EigenSgemm(const SgemmArgs& g) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Stride = Eigen::OuterStride<>;
+  const auto e = [](size_t v) { return static_cast<Eigen::Index>(v); };
+  const auto a_rows = e(g.transpose_a ? g.k : g.m), a_cols = e(g.transpose_a ? g.m : g.k);
+  const auto b_rows = e(g.transpose_b ? g.n : g.k), b_cols = e(g.transpose_b ? g.k : g.n);
+  Eigen::Map<const RowMajor, 0, Stride> a(g.a, a_rows, a_cols, Stride(e(g.lda)));
+  Eigen::Map<const RowMajor, 0, Stride> b(g.b, b_rows, b_cols, Stride(e(g.ldb)));
+  Eigen::Map<RowMajor, 0, Stride> c(g.c, e(g.m), e(g.n), Stride(e(g.ldc)));
+  if (g.beta == 0.0f) {
+    if (!g.transpose_a && !g.transpose_b) c.noalias() = g.alpha * (a * b);
+    if (g.transpose_a && !g.transpose_b) c.noalias() = g.alpha * (a.transpose() * b);
+    if (!g.transpose_a && g.transpose_b) c.noalias() = g.alpha * (a * b.transpose());
+    if (g.transpose_a && g.transpose_b) c.noalias() = g.alpha * (a.transpose() * b.transpose());
+  } else {
+    c *= g.beta;
+    if (!g.transpose_a && !g.transpose_b) c.noalias() += g.alpha * (a * b);
+    if (g.transpose_a && !g.transpose_b) c.noalias() += g.alpha * (a.transpose() * b);
+    if (!g.transpose_a && g.transpose_b) c.noalias() += g.alpha * (a * b.transpose());
+    if (g.transpose_a && g.transpose_b) c.noalias() += g.alpha * (a.transpose() * b.transpose());
+  }
+  return true;
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+double PeakFmaFlops(size_t rounds) {
+#if defined(__AVX512F__)
+  constexpr size_t kLanes = 16;
+#elif defined(__AVX__)
+  constexpr size_t kLanes = 8;
+#else
+  constexpr size_t kLanes = 4;
+#endif
+  typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+  // 24 independent chains: enough to cover 2 pipes x 4-cycle latency (x3).
+  constexpr size_t kChains = 24;
+  Vec acc[kChains];
+  Vec x, y;
+  for (size_t l = 0; l < kLanes; ++l) {
+    x[l] = 0.999f;
+    y[l] = 1e-4f;
+  }
+  for (size_t c = 0; c < kChains; ++c) acc[c] = y * static_cast<float>(c);
+  for (size_t r = 0; r < rounds; ++r) {
+    for (size_t c = 0; c < kChains; ++c) acc[c] = acc[c] * x + y;  // contracted to FMA
+  }
+  float sink = 0;
+  for (size_t c = 0; c < kChains; ++c) sink += acc[c][0];
+  volatile float keep = sink;
+  (void)keep;
+  return 2.0 * static_cast<double>(rounds * kChains * kLanes);
+}
+
 }  // namespace tensorops::bench

@@ -63,6 +63,32 @@ bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t 
 // one thread).
 bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width);
 
+// C = alpha op(A) op(B) + beta C, row-major with leading dimensions in
+// elements (BLAS's sgemm), single thread.
+struct SgemmArgs {
+  bool transpose_a, transpose_b;
+  size_t m, n, k;
+  float alpha;
+  const float* a;
+  size_t lda;
+  const float* b;
+  size_t ldb;
+  float beta;
+  float* c;
+  size_t ldc;
+};
+bool OneDnnSgemm(const SgemmArgs& args);
+bool OpenBlasSgemm(const SgemmArgs& args);
+bool EigenSgemm(const SgemmArgs& args);
+// The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...):
+// Debian's build picks it at load time from OPENBLAS_CORETYPE or the CPUID.
+const char* OpenBlasCoreName();
+
+// Runs `rounds` rounds of independent fused multiply-adds on the widest
+// vectors this machine has (the peers' TU is built with -march=native) and
+// returns the float operations done: the FLOP peak, measured in-process.
+double PeakFmaFlops(size_t rounds);
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_PEERS_H_

@@ -23,6 +23,8 @@
 #include "tensorops/ops/gather_elements.h"
 #include "tensorops/ops/gather_elements_constant.h"
 #include "tensorops/ops/gather_nd.h"
+#include "tensorops/ops/gemm.h"
+#include "tensorops/ops/gemm_pack.h"
 #include "tensorops/ops/lrn.h"
 #include "tensorops/ops/nv12_to_rgb.h"
 #include "tensorops/ops/permute.h"

@@ -22,6 +22,7 @@
 #include "tensorops/ops/gather-inl.h"
 #include "tensorops/ops/gather_elements-inl.h"
 #include "tensorops/ops/gather_nd-inl.h"
+#include "tensorops/ops/gemm-inl.h"
 #include "tensorops/ops/lrn-inl.h"
 #include "tensorops/ops/nv12_to_rgb-inl.h"
 #include "tensorops/ops/permute-inl.h"

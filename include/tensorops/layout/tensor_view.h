@@ -188,6 +188,12 @@ class TensorView {
   Pitches pitches_;
 };
 
+// A row-major matrix: dims (rows, columns), pitches (total bytes, row pitch).
+// Columns are always adjacent elements; a transposed operand is a flag of
+// the op that reads it (Gemm), not a view with a column stride.
+template <Element T>
+using MatrixView = TensorView<T, Strided<2>>;
+
 }  // namespace tensorops
 
 #endif  // TENSOROPS_LAYOUT_TENSOR_VIEW_H_

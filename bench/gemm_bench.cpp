@@ -1,0 +1,106 @@
+// SGEMM against oneDNN (dnnl_sgemm), OpenBLAS (cblas_sgemm; the case name
+// says which kernel set it chose, see OPENBLAS_CORETYPE) and Eigen, at square
+// sizes and at inference shapes (M = 1..16 rows against a 1024 x 1024 weight),
+// plus the machine's FMA peak measured in the same process. report.py prints
+// GFLOP/s, the ratio to the best peer and the fraction of that peak.
+#include <string>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "bench_util.h"
+#include "peers.h"
+
+namespace tensorops::bench {
+namespace {
+
+struct Operands {
+  size_t m, n, k;
+  std::vector<float> a, b, c;
+  Operands(size_t m_, size_t n_, size_t k_)
+      : m(m_), n(n_), k(k_), a(m_ * k_), b(k_ * n_), c(m_ * n_) {
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 17) * 0.01f - 0.08f;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 13) * 0.02f - 0.12f;
+  }
+  SgemmArgs Args() {
+    return {false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n};
+  }
+};
+
+void SetFlops(benchmark::State& state, size_t m, size_t n, size_t k) {
+  state.counters["flops"] = 2.0 * static_cast<double>(m * n * k);
+  SetRates(state, m * n, (m * k + k * n + m * n) * sizeof(float));
+}
+
+// kPrepackedB: B packed once outside the loop (weights), scratch reused.
+template <bool kPrepackedB>
+void GemmTensorops(benchmark::State& state, size_t m, size_t n, size_t k) {
+  Operands x(m, n, k);
+  const MatrixView<const float> a(x.a.data(), {m, k}), b(x.b.data(), {k, n});
+  const MatrixView<float> c(x.c.data(), {m, n});
+  if constexpr (kPrepackedB) {
+    const PackedGemmB packed(b);
+    std::vector<std::byte> scratch(Gemm::ScratchBytes(m, n, k));
+    for (auto _ : state) {
+      Gemm{}(a, packed, c, scratch);
+      benchmark::DoNotOptimize(x.c.data());
+      benchmark::ClobberMemory();
+    }
+  } else {
+    for (auto _ : state) {
+      Gemm{}(a, b, c);
+      benchmark::DoNotOptimize(x.c.data());
+      benchmark::ClobberMemory();
+    }
+  }
+  state.SetLabel(ActiveTargetName());
+  SetFlops(state, m, n, k);
+}
+
+template <bool (*kPeer)(const SgemmArgs&)>
+void GemmPeer(benchmark::State& state, size_t m, size_t n, size_t k) {
+  Operands x(m, n, k);
+  const SgemmArgs args = x.Args();
+  if (!kPeer(args)) {
+    state.SkipWithError("peer not built in");
+    return;
+  }
+  for (auto _ : state) {
+    kPeer(args);
+    benchmark::DoNotOptimize(x.c.data());
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, m, n, k);
+}
+
+void FmaPeak(benchmark::State& state) {
+  constexpr size_t kRounds = 1 << 16;
+  double flops = 0;
+  for (auto _ : state) flops = PeakFmaFlops(kRounds);
+  state.counters["flops"] = flops;
+  state.counters["elements"] = 1;
+}
+
+const bool kRegistered = [] {
+  const std::string openblas = std::string("openblas_") + OpenBlasCoreName();
+  const auto add = [&](size_t m, size_t n, size_t k) {
+    const std::string shape = "/" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                              std::to_string(k);
+    const auto reg = [&](const std::string& impl, auto fn) {
+      benchmark::RegisterBenchmark(("sgemm/" + impl + shape).c_str(), fn, m, n, k)
+          ->Unit(benchmark::kMicrosecond);
+    };
+    reg("tensorops", GemmTensorops<false>);
+    reg("tensorops_packed_b", GemmTensorops<true>);
+    reg("onednn", GemmPeer<OneDnnSgemm>);
+    reg(openblas, GemmPeer<OpenBlasSgemm>);
+    reg("eigen", GemmPeer<EigenSgemm>);
+  };
+  for (size_t size : {256, 512, 1024}) add(size, size, size);
+  for (size_t m : {1, 2, 4, 8, 16}) add(m, 1024, 1024);
+  benchmark::RegisterBenchmark("sgemm/peak/fma", FmaPeak);
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench

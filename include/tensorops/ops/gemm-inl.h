@@ -1,0 +1,408 @@
+// SGEMM kernels: packing (with widening to float), the register-tile
+// micro-kernel, and the blocked loops around it (see gemm.h for the plan).
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_GEMM_INL_H_
+#undef TENSOROPS_OPS_GEMM_INL_H_
+#else
+#define TENSOROPS_OPS_GEMM_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/gemm.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The register tile: kGemmRows x kGemmVecs vectors of accumulators, plus
+// kGemmVecs vectors of B and one broadcast of A, must fit the register file
+// (32 vector registers on AVX-512 and Arm, 16 on AVX2/SSE4/WASM). 8 x 3 uses
+// 28 of 32; 6 x 2 uses 15 of 16. Per k the tile issues kGemmRows * kGemmVecs
+// FMAs for kGemmVecs + kGemmRows loads, which two FMA pipes and two or three
+// load ports sustain.
+#if HWY_TARGET == HWY_SCALAR
+inline constexpr size_t kGemmRows = 4;
+inline constexpr size_t kGemmVecs = 4;
+#elif (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM
+inline constexpr size_t kGemmRows = 8;
+inline constexpr size_t kGemmVecs = 3;
+#else
+inline constexpr size_t kGemmRows = 6;
+inline constexpr size_t kGemmVecs = 2;
+#endif
+
+using GemmTag = hn::ScalableTag<float>;
+
+HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
+
+HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches) {
+  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches);
+}
+
+// Calls f(integral_constant<0>) ... f(integral_constant<N-1>): loops over
+// registers must be unrolled, or the accumulators would live in memory.
+template <class F, size_t... kI>
+HWY_INLINE void UnrollEach(F&& f, std::index_sequence<kI...>) {
+  (f(std::integral_constant<size_t, kI>{}), ...);
+}
+template <size_t kN, class F>
+HWY_INLINE void Unroll(F&& f) {
+  UnrollEach(f, std::make_index_sequence<kN>{});
+}
+
+// ---------------------------------------------------------------- packing
+
+// dst[0, n) = float(src[0, n)).
+template <class T>
+HWY_INLINE void WidenRun(const T* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(LoadAsF32<T>(d, src + i), d, dst + i);
+  if (i < n) StoreTailFromF32<float>(d, LoadTailAsF32<T>(d, src + i, n - i), dst + i, n - i);
+}
+
+// dst[i * stride] = float(src[i]) for i in [0, n).
+template <class T>
+HWY_INLINE void WidenScatter(const T* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst,
+                             size_t stride) {
+  if constexpr (hwy::IsSame<T, float>()) {
+    for (size_t i = 0; i < n; ++i) dst[i * stride] = src[i];
+  } else {
+    constexpr size_t kChunk = 64;
+    HWY_ALIGN float tmp[kChunk];
+    for (size_t i0 = 0; i0 < n; i0 += kChunk) {
+      const size_t count = HWY_MIN(kChunk, n - i0);
+      WidenRun<T>(src + i0, count, tmp);
+      for (size_t i = 0; i < count; ++i) dst[(i0 + i) * stride] = tmp[i];
+    }
+  }
+}
+
+template <class T>
+HWY_INLINE const T* ElementAt(const T* base, size_t offset_bytes) {
+  return reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(base) + offset_bytes);
+}
+
+// Packs rows [i0, i0 + rows) x depths [p0, p0 + depth) of op(A) into panels
+// of kGemmRows rows: panel t holds (i, k) at t * kGemmRows * depth +
+// k * kGemmRows + i. The rows past `rows` in the last panel are not written:
+// the micro-kernel for a short panel never reads them.
+template <class TA>
+void PackA(const TA* a, const size_t (&stride)[2], size_t i0, size_t rows, size_t p0, size_t depth,
+           float* HWY_RESTRICT out) {
+  for (size_t t = 0; t * kGemmRows < rows; ++t) {
+    const size_t here = HWY_MIN(kGemmRows, rows - t * kGemmRows);
+    float* panel = out + t * kGemmRows * depth;
+    const size_t first = i0 + t * kGemmRows;
+    if (stride[1] == sizeof(TA)) {  // rows of op(A) are contiguous along k
+      for (size_t i = 0; i < here; ++i) {
+        WidenScatter<TA>(ElementAt(a, (first + i) * stride[0] + p0 * stride[1]), depth, panel + i,
+                         kGemmRows);
+      }
+    } else {  // op(A) = A^T: the rows of one k are contiguous
+      for (size_t k = 0; k < depth; ++k) {
+        WidenRun<TA>(ElementAt(a, first * stride[0] + (p0 + k) * stride[1]), here,
+                     panel + k * kGemmRows);
+      }
+    }
+  }
+}
+
+// Packs depths [p0, p0 + depth) x columns [j0, j0 + cols) of op(B), cols <=
+// NR, into one panel: (k, j) at k * NR + j; columns [cols, NR) are zero
+// (the micro-kernel computes them and drops them).
+template <class TB>
+void PackBPanel(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0,
+                size_t cols, float* HWY_RESTRICT out) {
+  const size_t nr = GemmPanelWidth();
+  if (stride[1] == sizeof(TB)) {  // rows of op(B) are contiguous along j
+    for (size_t k = 0; k < depth; ++k) {
+      float* row = out + k * nr;
+      WidenRun<TB>(ElementAt(b, (p0 + k) * stride[0] + j0 * stride[1]), cols, row);
+      for (size_t j = cols; j < nr; ++j) row[j] = 0.0f;
+    }
+  } else {  // op(B) = B^T: one column of op(B) is contiguous along k
+    for (size_t j = 0; j < cols; ++j) {
+      WidenScatter<TB>(ElementAt(b, p0 * stride[0] + (j0 + j) * stride[1]), depth, out + j, nr);
+    }
+    for (size_t k = 0; cols < nr && k < depth; ++k) {
+      for (size_t j = cols; j < nr; ++j) out[k * nr + j] = 0.0f;
+    }
+  }
+}
+
+// Packs columns [j0, j0 + cols) of op(B) into consecutive panels.
+template <class TB>
+void PackB(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0, size_t cols,
+           float* HWY_RESTRICT out) {
+  const size_t nr = GemmPanelWidth();
+  for (size_t j = 0; j < cols; j += nr) {
+    PackBPanel<TB>(b, stride, p0, depth, j0 + j, HWY_MIN(nr, cols - j), out + (j / nr) * depth * nr);
+  }
+}
+
+// ----------------------------------------------------------- micro-kernel
+
+// C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
+// cols <= kVecs lanes. a: packed panel, kGemmRows floats per k; b: kVecs
+// vectors per k, b_step floats apart. The last panel of a ragged N runs with
+// fewer vectors, so it does not multiply zeros.
+template <size_t kRows, size_t kVecs>
+HWY_NOINLINE void MicroTile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                            size_t b_step, size_t b_prefetch, size_t depth, float* c,
+                            size_t c_row_bytes, size_t cols, float alpha, float beta) {
+  const GemmTag d;
+  using V = hn::Vec<GemmTag>;
+  const size_t lanes = hn::Lanes(d);
+  V acc[kRows][kVecs];
+  Unroll<kRows>([&](auto i) { Unroll<kVecs>([&](auto v) { acc[i][v] = hn::Zero(d); }); });
+  for (size_t k = 0; k < depth; ++k) {
+    V bv[kVecs];
+    Unroll<kVecs>([&](auto v) { bv[v] = hn::LoadU(d, b + v * lanes); });
+    if (b_prefetch != 0) {
+      Unroll<kVecs>([&](auto v) { hwy::Prefetch(b + b_prefetch + v * lanes); });
+    }
+    Unroll<kRows>([&](auto i) {
+      const V ai = hn::Set(d, a[i]);
+      Unroll<kVecs>([&](auto v) { acc[i][v] = hn::MulAdd(ai, bv[v], acc[i][v]); });
+    });
+    a += kGemmRows;
+    b += b_step;
+  }
+  const V valpha = hn::Set(d, alpha);
+  const V vbeta = hn::Set(d, beta);
+  Unroll<kRows>([&](auto i) {
+    float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
+    Unroll<kVecs>([&](auto v) {
+      const size_t j = v * lanes;
+      if (j >= cols) return;
+      const size_t count = HWY_MIN(lanes, cols - j);
+      V r = hn::Mul(acc[i][v], valpha);
+      if (beta != 0.0f) r = hn::MulAdd(vbeta, LoadUpToAsF32<float>(d, row + j, count), r);
+      StoreUpToFromF32<float>(d, r, row + j, count);
+    });
+  });
+}
+
+using MicroTileFn = void (*)(const float*, const float*, size_t, size_t, size_t, float*, size_t,
+                             size_t, float, float);
+
+// kTiles[v - 1][r - 1] computes r rows x v vectors.
+template <size_t kVecs, size_t... kRow>
+constexpr std::array<MicroTileFn, kGemmRows> MicroTileRow(std::index_sequence<kRow...>) {
+  return {&MicroTile<kRow + 1, kVecs>...};
+}
+template <size_t... kVec>
+constexpr auto MakeMicroTiles(std::index_sequence<kVec...>) {
+  return std::array<std::array<MicroTileFn, kGemmRows>, kGemmVecs>{
+      MicroTileRow<kVec + 1>(std::make_index_sequence<kGemmRows>{})...};
+}
+
+// -------------------------------------------------------------- the loops
+
+// C = beta * C without reading C when beta = 0 (alpha = 0 or K = 0).
+inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta) {
+  for (size_t i = 0; i < m; ++i) {
+    float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
+    for (size_t j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+  }
+}
+
+// One or two rows of op(A) against float B read in place: the micro-kernel
+// would walk down B's columns (a new 4 KiB-apart row per k), so this walks
+// B row by row instead, four rows at a time, adding into a row of
+// accumulators that stays in L1. The arithmetic is the micro-kernel's (per
+// KC block: FMAs in k order from zero, then alpha * sum + beta * C), so the
+// results are the same bits as the packed path.
+// Measured: with 3-4 rows the accumulator round trips cost more than the
+// micro-kernel's strided walk (with prefetch) does.
+inline constexpr size_t kRowStreamingMaxRows = 2;
+
+template <size_t kRows>
+void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
+                       size_t depth, size_t cols, float* HWY_RESTRICT acc) {
+  const GemmTag d;
+  using V = hn::Vec<GemmTag>;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t i = 0; i < kRows * cols; ++i) acc[i] = 0.0f;
+  size_t k = 0;
+  for (; k + 4 <= depth; k += 4) {
+    const float* b0 = b + k * b_row_floats;
+    const float* b1 = b0 + b_row_floats;
+    const float* b2 = b1 + b_row_floats;
+    const float* b3 = b2 + b_row_floats;
+    V a0[kRows], a1[kRows], a2[kRows], a3[kRows];
+    Unroll<kRows>([&](auto i) {
+      a0[i] = hn::Set(d, a_pack[k * kGemmRows + i]);
+      a1[i] = hn::Set(d, a_pack[(k + 1) * kGemmRows + i]);
+      a2[i] = hn::Set(d, a_pack[(k + 2) * kGemmRows + i]);
+      a3[i] = hn::Set(d, a_pack[(k + 3) * kGemmRows + i]);
+    });
+    const auto step = [&](size_t j, size_t count) {
+      const V v0 = LoadUpToAsF32<float>(d, b0 + j, count);
+      const V v1 = LoadUpToAsF32<float>(d, b1 + j, count);
+      const V v2 = LoadUpToAsF32<float>(d, b2 + j, count);
+      const V v3 = LoadUpToAsF32<float>(d, b3 + j, count);
+      Unroll<kRows>([&](auto i) {
+        float* out = acc + i * cols + j;
+        V sum = LoadUpToAsF32<float>(d, out, count);
+        sum = hn::MulAdd(a0[i], v0, sum);
+        sum = hn::MulAdd(a1[i], v1, sum);
+        sum = hn::MulAdd(a2[i], v2, sum);
+        sum = hn::MulAdd(a3[i], v3, sum);
+        StoreUpToFromF32<float>(d, sum, out, count);
+      });
+    };
+    for (size_t j = 0; j < cols; j += lanes) step(j, HWY_MIN(lanes, cols - j));
+  }
+  for (; k < depth; ++k) {
+    const float* row = b + k * b_row_floats;
+    Unroll<kRows>([&](auto i) {
+      const V va = hn::Set(d, a_pack[k * kGemmRows + i]);
+      float* out = acc + i * cols;
+      for (size_t j = 0; j < cols; j += lanes) {
+        const size_t count = HWY_MIN(lanes, cols - j);
+        const V sum = hn::MulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
+                                 LoadUpToAsF32<float>(d, out + j, count));
+        StoreUpToFromF32<float>(d, sum, out + j, count);
+      }
+    });
+  }
+}
+
+// C[i][j] = alpha * acc + beta * C (beta = 0: C unread), for `rows` rows.
+inline void StoreScaled(const float* HWY_RESTRICT acc, size_t rows, size_t cols, float* c,
+                        size_t c_row_bytes, float alpha, float beta) {
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t i = 0; i < rows; ++i) {
+    float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
+    for (size_t j = 0; j < cols; j += lanes) {
+      const size_t count = HWY_MIN(lanes, cols - j);
+      auto r = hn::Mul(LoadUpToAsF32<float>(d, acc + i * cols + j, count), hn::Set(d, alpha));
+      if (beta != 0.0f) {
+        r = hn::MulAdd(hn::Set(d, beta), LoadUpToAsF32<float>(d, row + j, count), r);
+      }
+      StoreUpToFromF32<float>(d, r, row + j, count);
+    }
+  }
+}
+
+template <class TA, class TB>
+struct Impl<GemmKernel<TA, TB>> {
+  using Job = typename GemmKernel<TA, TB>::Job;
+
+  static void Run(const GemmKernel<TA, TB>&, const Job& job) {
+    if (job.k == 0 || job.alpha == 0.0f) {
+      ScaleC(job.c, job.c_row_bytes, job.m, job.n, job.beta);
+      return;
+    }
+    static constexpr auto kTiles = MakeMicroTiles(std::make_index_sequence<kGemmVecs>{});
+    const GemmBlocking blk = GemmBlockingHere(job.caches);
+    const size_t nr = blk.nr;
+    const size_t lanes = hn::Lanes(GemmTag());
+    const size_t kc_max = HWY_MIN(blk.kc, job.k);
+    float* a_pack = job.scratch;
+    float* b_pack = job.scratch + HWY_MIN(blk.mc, (job.m + kGemmRows - 1) / kGemmRows * kGemmRows) *
+                                      kc_max;
+    const bool b_in_place = job.packed_b == nullptr && hwy::IsSame<TB, float>() &&
+                            job.b_stride[1] == sizeof(float) &&
+                            job.b_stride[0] % sizeof(float) == 0 &&
+                            detail::GemmReadsBInPlace(job.m, kGemmRows);
+
+    if (b_in_place && job.m <= kRowStreamingMaxRows) {
+      RunRowStreaming(job, blk, a_pack, b_pack);
+      return;
+    }
+    for (size_t jc = 0; jc < job.n; jc += blk.nc) {
+      const size_t nc = HWY_MIN(blk.nc, job.n - jc);
+      for (size_t pc = 0; pc < job.k; pc += blk.kc) {
+        const size_t kc = HWY_MIN(blk.kc, job.k - pc);
+        const float beta = pc == 0 ? job.beta : 1.0f;  // later blocks add to C
+        if (job.packed_b == nullptr && !b_in_place) PackB<TB>(job.b, job.b_stride, pc, kc, jc, nc, b_pack);
+        for (size_t ic = 0; ic < job.m; ic += blk.mc) {
+          const size_t mc = HWY_MIN(blk.mc, job.m - ic);
+          PackA<TA>(job.a, job.a_stride, ic, mc, pc, kc, a_pack);
+          for (size_t jr = 0; jr < nc; jr += nr) {
+            const size_t cols = HWY_MIN(nr, nc - jr);
+            const float* b_panel;
+            size_t b_step = nr;
+            size_t b_prefetch = 0;  // floats ahead of b_panel to prefetch per k
+            if (job.packed_b != nullptr) {
+              b_panel = job.packed_b + (jc + jr) / nr * job.k * nr + pc * nr;
+            } else if (b_in_place && cols == nr) {
+              b_panel = reinterpret_cast<const float*>(ElementAt(
+                  job.b, pc * job.b_stride[0] + (jc + jr) * sizeof(float)));
+              b_step = job.b_stride[0] / sizeof(float);
+              // B's rows are far apart, so every k starts a new stream that
+              // the hardware prefetcher does not follow: fetch the next
+              // panel's part of this row while computing this one.
+              if (jr + 2 * nr <= nc) b_prefetch = nr;
+            } else if (b_in_place) {  // the last, partial panel: pad it with zeros
+              PackBPanel<TB>(job.b, job.b_stride, pc, kc, jc + jr, cols, b_pack);
+              b_panel = b_pack;
+            } else {
+              b_panel = b_pack + jr / nr * kc * nr;
+            }
+            const size_t vecs = (cols + lanes - 1) / lanes;
+            for (size_t ir = 0; ir < mc; ir += kGemmRows) {
+              const size_t rows = HWY_MIN(kGemmRows, mc - ir);
+              float* c = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(job.c) +
+                                                  (ic + ir) * job.c_row_bytes) +
+                         jc + jr;
+              kTiles[vecs - 1][rows - 1](a_pack + ir * kc, b_panel, b_step, b_prefetch, kc, c, job.c_row_bytes, cols,
+                               job.alpha, beta);
+            }
+          }
+        }
+      }
+    }
+  }
+  static void RunRowStreaming(const Job& job, const GemmBlocking& blk, float* a_pack,
+                              float* acc) {
+    const auto* b = reinterpret_cast<const float*>(job.b);
+    const size_t b_row_floats = job.b_stride[0] / sizeof(float);
+    for (size_t jc = 0; jc < job.n; jc += blk.nc) {
+      const size_t nc = HWY_MIN(blk.nc, job.n - jc);
+      for (size_t pc = 0; pc < job.k; pc += blk.kc) {
+        const size_t kc = HWY_MIN(blk.kc, job.k - pc);
+        PackA<TA>(job.a, job.a_stride, 0, job.m, pc, kc, a_pack);
+        const float* b_block = b + pc * b_row_floats + jc;
+        switch (job.m) {
+          case 1: RowStreamingBlock<1>(a_pack, b_block, b_row_floats, kc, nc, acc); break;
+          case 2: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc); break;
+          default: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc); break;
+        }
+        StoreScaled(acc, job.m, nc, job.c + jc, job.c_row_bytes, job.alpha,
+                    pc == 0 ? job.beta : 1.0f);
+      }
+    }
+  }
+};
+
+
+template <>
+struct Impl<GemmBlockingQuery> {
+  static void Run(const GemmBlockingQuery&, const GemmBlockingQuery::Job& job) {
+    *job.out = GemmBlockingHere(job.caches);
+  }
+};
+
+template <class TB>
+struct Impl<GemmPackBKernel<TB>> {
+  static void Run(const GemmPackBKernel<TB>&, const typename GemmPackBKernel<TB>::Job& job) {
+    PackB<TB>(job.b, job.b_stride, 0, job.k, 0, job.n, job.out);
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_GEMM_INL_H_

@@ -1,0 +1,305 @@
+// SGEMM: C = alpha * op(A) * op(B) + beta * C.
+//
+//   op(A) is M x K: A itself (M x K), or A^T when transpose_a (A is K x M)
+//   op(B) is K x N: B itself (K x N), or B^T when transpose_b (B is N x K)
+//   C is M x N, float. A and B are float, float16 or bfloat16 (each its own
+//   type; narrow types are widened to float when packed, and all arithmetic
+//   is float with fused multiply-adds).
+//
+// As BLAS: beta = 0 never reads C (NaN or garbage there cannot leak), and
+// alpha = 0 or K = 0 never reads A or B (C = beta * C). M, N or K may be 0.
+// Operands are pitched views (any row pitch); C must not overlap A or B.
+//
+// How it runs (the structure of BLIS/GotoBLAS, written once with Highway):
+// - A register tile of MR x NR outputs, NR = a few vectors of the target
+//   (gemm-inl.h says which; 8 x 48 on AVX-512, 6 x 16 on AVX2). The
+//   micro-kernel keeps it in registers for the whole depth of a block: per k,
+//   it loads NR values of B and multiplies them by MR broadcast values of A.
+// - Packing: A in panels of MR rows interleaved along k (Interleave4x4 with
+//   4 -> MR), B in panels of NR columns (Transpose1xW with W -> NR), so the
+//   micro-kernel reads both as contiguous streams. Padding columns are zero.
+// - Cache blocking from the machine's caches (sysconf, with defaults): KC
+//   makes one NR-wide strip of packed B fill ~3/4 of L1 (it is reused by every
+//   MR-row panel of A), MC makes the packed MC x KC block of A fill half of L2.
+// - Small M (an inference batch): B is so little reused that packing it costs
+//   more than it saves; float B with contiguous rows is read in place.
+// - Weights used for many calls can be packed once (PackedGemmB).
+//
+// Scratch: the packed blocks need ScratchBytes(M, N, K) bytes. The plain call
+// keeps one buffer per calling thread, grown to the largest call so far (it
+// allocates only when a call is bigger than any before); callers who manage
+// memory pass their own buffer instead.
+#ifndef TENSOROPS_OPS_GEMM_H_
+#define TENSOROPS_OPS_GEMM_H_
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <hwy/aligned_allocator.h>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/tensor_view.h"
+
+namespace tensorops {
+
+// The data caches the blocking is sized for.
+struct CacheSizes {
+  size_t l1 = 32 * 1024;
+  size_t l2 = 512 * 1024;
+};
+
+// Read once from the OS (glibc's sysconf); the defaults when it does not say.
+inline CacheSizes DataCacheSizes() {
+  static const CacheSizes sizes = [] {
+    CacheSizes s;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l1 >= 8 * 1024) s.l1 = static_cast<size_t>(l1);
+    if (l2 >= 64 * 1024) s.l2 = static_cast<size_t>(l2);
+#endif
+    return s;
+  }();
+  return sizes;
+}
+
+// The register tile and cache blocks of one target on one machine.
+struct GemmBlocking {
+  size_t mr = 0;  // rows of A per micro-kernel call
+  size_t nr = 0;  // columns of B per micro-kernel call (a packed panel's width)
+  size_t kc = 0;  // depth of one packed block
+  size_t mc = 0;  // rows of A packed at once
+  size_t nc = 0;  // columns of B packed at once
+};
+
+namespace detail {
+
+inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches) {
+  GemmBlocking b{mr, nr, 0, 0, 0};
+  b.kc = std::clamp<size_t>(caches.l1 / (nr * sizeof(float)) / 8 * 8, 32, 512);
+  b.mc = std::clamp<size_t>(caches.l2 / 2 / (b.kc * sizeof(float)) / mr * mr, mr, 64 * mr);
+  b.nc = std::max<size_t>(nr, 4096 / nr * nr);
+  return b;
+}
+
+// Small M reads float B in place (see the header comment); the kernel and
+// ScratchBytes must agree on it.
+inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 4 * mr; }
+
+}  // namespace detail
+
+// Dispatch keys. A Job describes op(A), op(B) by byte strides: element (i, k)
+// of op(A) is at a + i * a_stride[0] + k * a_stride[1], so a transpose is a
+// swap of strides and the kernel picks its loops by which stride is 1 element.
+template <class TA, class TB>
+struct GemmKernel {
+  struct Job {
+    const TA* a;
+    size_t a_stride[2];
+    const TB* b;
+    size_t b_stride[2];
+    const float* packed_b;  // all of op(B) in NR-wide panels (PackedGemmB), or null
+    float* c;
+    size_t c_row_bytes;
+    size_t m, n, k;
+    float alpha, beta;
+    float* scratch;  // ScratchBytes, 64-byte aligned
+    CacheSizes caches;
+  };
+};
+
+// Answers "which GemmBlocking does the active target use?".
+struct GemmBlockingQuery {
+  struct Job {
+    CacheSizes caches;
+    GemmBlocking* out;
+  };
+};
+
+// Packs all of op(B) (K x N) into ceil(N / nr) panels of K x nr floats.
+template <class TB>
+struct GemmPackBKernel {
+  struct Job {
+    const TB* b;
+    size_t b_stride[2];
+    size_t k, n;
+    float* out;
+  };
+};
+
+// The blocking the active target would use here.
+inline GemmBlocking ActiveGemmBlocking() {
+  GemmBlocking blocking;
+  detail::RunKernel(GemmBlockingQuery{}, {DataCacheSizes(), &blocking});
+  return blocking;
+}
+
+// op(B) packed once for many calls: inference weights. It owns ceil(N/NR)
+// panels of K x NR floats (the Transpose1xW layout with W = NR) for the target
+// active when it was made; using it after forcing another target with a
+// different NR (tests do that) is an error, not a wrong result.
+class PackedGemmB {
+ public:
+  template <class S>
+  explicit PackedGemmB(const MatrixView<S>& b, bool transpose_b = false) {
+    using T = std::remove_const_t<S>;
+    static_assert(kIsFloatElement<T>, "PackedGemmB: B must be float, float16 or bfloat16");
+    k_ = b.dim(transpose_b ? 1 : 0);
+    n_ = b.dim(transpose_b ? 0 : 1);
+    nr_ = ActiveGemmBlocking().nr;
+    const size_t panels = (n_ + nr_ - 1) / nr_;
+    const size_t floats = detail::CheckedMul(detail::CheckedMul(panels, nr_, "PackedGemmB size"),
+                                             k_, "PackedGemmB size");
+    data_ = hwy::AllocateAligned<float>(std::max<size_t>(floats, 1));
+    if (!data_) detail::Fail(ErrorCode::kSizeOverflow, "PackedGemmB: cannot allocate ", floats, " floats");
+    if (floats == 0) return;
+    typename GemmPackBKernel<T>::Job job{b.data(), {}, k_, n_, data_.get()};
+    job.b_stride[0] = transpose_b ? sizeof(T) : b.StrideBytes(0);
+    job.b_stride[1] = transpose_b ? b.StrideBytes(0) : sizeof(T);
+    detail::RunKernel(GemmPackBKernel<T>{}, job);
+  }
+
+  size_t rows() const { return k_; }          // K
+  size_t cols() const { return n_; }          // N
+  size_t panel_width() const { return nr_; }  // NR of the target it was packed for
+  const float* data() const { return data_.get(); }
+
+ private:
+  size_t k_ = 0, n_ = 0, nr_ = 0;
+  hwy::AlignedFreeUniquePtr<float[]> data_;
+};
+
+struct Gemm {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  bool transpose_a = false;
+  bool transpose_b = false;
+
+  // Bytes of scratch a call with these sizes needs on the active target.
+  static size_t ScratchBytes(size_t m, size_t n, size_t k) {
+    const GemmBlocking blk = ActiveGemmBlocking();
+    const size_t kc = std::min(blk.kc, k);
+    const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
+    const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
+    // The B part also holds the few rows of accumulators of the small-M
+    // path (up to 2 x N), hence at least 4 rows even when K < 4.
+    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) + kScratchAlign;
+  }
+
+  template <class SA, class SB>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b,
+                  const MatrixView<float>& c) const {
+    Run(a, b, nullptr, c, {});
+  }
+  template <class SA, class SB>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<float>& c,
+                  std::span<std::byte> scratch) const {
+    Run(a, b, nullptr, c, scratch, true);
+  }
+  // With B packed beforehand; transpose_b is ignored (the packing applied it).
+  template <class SA>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c) const {
+    Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
+        {});
+  }
+  template <class SA>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
+                  std::span<std::byte> scratch) const {
+    Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
+        scratch, true);
+  }
+
+ private:
+  static constexpr size_t kScratchAlign = 64;
+
+  // The plain call's scratch: one buffer per calling thread, grown to the
+  // largest call and freed when the thread ends. A fresh multi-megabyte
+  // allocation per call would be returned to the OS each time and fault its
+  // pages in again (measured: ~10% of a 1024^3 call).
+  static std::span<std::byte> ThreadScratch(size_t bytes) {
+    thread_local std::unique_ptr<std::byte[]> buffer;
+    thread_local size_t size = 0;
+    if (size < bytes) {
+      buffer.reset();
+      buffer.reset(new std::byte[bytes]);
+      size = bytes;
+    }
+    return {buffer.get(), bytes};
+  }
+
+  template <class SA, class SB>
+  void Run(const MatrixView<SA>& a, const MatrixView<SB>& b, const PackedGemmB* packed,
+           const MatrixView<float>& c, std::span<std::byte> scratch,
+           bool caller_scratch = false) const {
+    using TA = std::remove_const_t<SA>;
+    using TB = std::remove_const_t<SB>;
+    static_assert(kIsFloatElement<TA> && kIsFloatElement<TB>,
+                  "Gemm: A and B must be float, float16 or bfloat16");
+    const bool ta = transpose_a, tb = transpose_b && packed == nullptr;
+    const size_t m = a.dim(ta ? 1 : 0), k = a.dim(ta ? 0 : 1);
+    const size_t kb = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+    if (k != kb) {
+      detail::Fail(ErrorCode::kShapeMismatch, "Gemm: op(A) is ", m, " x ", k, " but op(B) is ", kb,
+                   " x ", n, " (inner sizes differ)");
+    }
+    if (c.dim(0) != m || c.dim(1) != n) {
+      detail::Fail(ErrorCode::kShapeMismatch, "Gemm: C is ", c.dim(0), " x ", c.dim(1),
+                   ", op(A) * op(B) is ", m, " x ", n);
+    }
+    if (detail::Overlaps(a, c) || (packed == nullptr && detail::Overlaps(b, c))) {
+      detail::Fail(ErrorCode::kAliasing, "Gemm: C overlaps A or B");
+    }
+    const GemmBlocking blk = ActiveGemmBlocking();
+    if (packed != nullptr && packed->panel_width() != blk.nr) {
+      detail::Fail(ErrorCode::kBadArgument, "Gemm: B was packed for panels of ",
+                   packed->panel_width(), " columns, the active target (",
+                   ActiveTargetName(), ") uses ", blk.nr, "; pack it again");
+    }
+    if (m == 0 || n == 0) return;
+    const size_t need = ScratchBytes(m, n, k);
+    if (caller_scratch) {
+      if (scratch.size() < need) {
+        detail::Fail(ErrorCode::kBadArgument, "Gemm: scratch holds ", scratch.size(),
+                     " bytes, this call needs ", need, " (Gemm::ScratchBytes)");
+      }
+    } else {
+      scratch = ThreadScratch(need);
+    }
+    auto base = reinterpret_cast<uintptr_t>(scratch.data());
+    base = (base + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+
+    typename GemmKernel<TA, TB>::Job job{};
+    job.a = a.data();
+    job.a_stride[0] = ta ? sizeof(TA) : a.StrideBytes(0);
+    job.a_stride[1] = ta ? a.StrideBytes(0) : sizeof(TA);
+    job.b = b.data();
+    job.b_stride[0] = tb ? sizeof(TB) : b.StrideBytes(0);
+    job.b_stride[1] = tb ? b.StrideBytes(0) : sizeof(TB);
+    job.packed_b = packed ? packed->data() : nullptr;
+    job.c = c.data();
+    job.c_row_bytes = c.StrideBytes(0);
+    job.m = m;
+    job.n = n;
+    job.k = k;
+    job.alpha = alpha;
+    job.beta = beta;
+    job.scratch = reinterpret_cast<float*>(base);
+    job.caches = DataCacheSizes();
+    detail::RunKernel(GemmKernel<TA, TB>{}, job);
+  }
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_GEMM_H_

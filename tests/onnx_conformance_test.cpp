@@ -283,6 +283,62 @@ std::map<std::string, Runner> Runners() {
   };
   runners["DepthToSpace"] = depth_space(DepthToSpace{});
   runners["SpaceToDepth"] = depth_space(SpaceToDepth{});
+  // Gemm: Y = alpha op(A) op(B) + beta C, C broadcast to M x N (scalar, [N],
+  // [1, N], [M, 1] or [M, N]); tensorops' Gemm updates Y in place, so Y
+  // starts as the broadcast C.
+  runners["Gemm"] = [](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
+    if (in[0].data_type != onnx::kFloat || in[1].data_type != onnx::kFloat) {
+      throw SkipTest{"element type not supported by the op"};
+    }
+    const Gemm gemm{node.Float("alpha", 1.0f), node.Float("beta", 1.0f),
+                    node.Int("transA", 0) != 0, node.Int("transB", 0) != 0};
+    Tensor out = EmptyLike(want);
+    const size_t m = static_cast<size_t>(want.dims[0]), n = static_cast<size_t>(want.dims[1]);
+    auto* y = reinterpret_cast<float*>(out.bytes.data());
+    if (in.size() > 2) {
+      const Tensor& c = in[2];
+      const auto* bias = reinterpret_cast<const float*>(c.bytes.data());
+      const size_t rows = c.dims.size() == 2 ? static_cast<size_t>(c.dims[0]) : 1;
+      const size_t cols = c.dims.empty() ? 1 : static_cast<size_t>(c.dims.back());
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < n; ++j) y[i * n + j] = bias[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)];
+      }
+    }
+    const auto matrix = [](const Tensor& t) {
+      return MatrixView<const float>(reinterpret_cast<const float*>(t.bytes.data()),
+                                     {static_cast<size_t>(t.dims[0]), static_cast<size_t>(t.dims[1])});
+    };
+    Gemm with_bias = gemm;
+    if (in.size() <= 2) with_bias.beta = 0.0f;
+    with_bias(matrix(in[0]), matrix(in[1]), MatrixView<float>(y, {m, n}));
+    return out;
+  };
+  // MatMul: NumPy matmul; batch dims must be equal (or B 2-D), else skipped.
+  runners["MatMul"] = [](const onnx::Node&, const std::vector<Tensor>& in, const Tensor& want) {
+    const Tensor &a = in[0], &b = in[1];
+    if (a.data_type != onnx::kFloat || b.data_type != onnx::kFloat) {
+      throw SkipTest{"element type not supported by the op"};
+    }
+    if (a.dims.size() < 2 || b.dims.size() < 2) throw SkipTest{"1-D operand"};
+    const bool b_shared = b.dims.size() == 2;
+    if (!b_shared && !std::equal(a.dims.begin(), a.dims.end() - 2, b.dims.begin(), b.dims.end() - 2)) {
+      throw SkipTest{"broadcast batch dims"};
+    }
+    const auto dim = [](const Tensor& t, size_t from_back) {
+      return static_cast<size_t>(t.dims[t.dims.size() - from_back]);
+    };
+    const size_t m = dim(a, 2), k = dim(a, 1), n = dim(b, 1);
+    const size_t batches = a.ElementCount() / (m * k);
+    Tensor out = EmptyLike(want);
+    for (size_t i = 0; i < batches; ++i) {
+      const auto* pa = reinterpret_cast<const float*>(a.bytes.data()) + i * m * k;
+      const auto* pb = reinterpret_cast<const float*>(b.bytes.data()) + (b_shared ? 0 : i * k * n);
+      auto* py = reinterpret_cast<float*>(out.bytes.data()) + i * m * n;
+      Gemm{}(MatrixView<const float>(pa, {m, k}), MatrixView<const float>(pb, {k, n}),
+             MatrixView<float>(py, {m, n}));
+    }
+    return out;
+  };
   runners["Softmax"] = softmax(Softmax{});
   runners["LogSoftmax"] = softmax(LogSoftmax{});
   using E = EltwiseKind;
@@ -347,8 +403,7 @@ bool Matches(const Tensor& got, const Tensor& want, double bound, double& worst_
 
 // Ops that later issues implement, so that the skip list says why.
 std::string PlannedIssue(const std::string& op) {
-  static const std::map<std::string, std::string> planned = {
-      {"Gemm", "7"}, {"MatMul", "7"}};
+  static const std::map<std::string, std::string> planned = {};
   const auto it = planned.find(op);
   return it == planned.end() ? "" : it->second;
 }

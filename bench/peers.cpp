@@ -614,6 +614,7 @@ double PeakFmaFlops(size_t rounds) {
   }
   for (size_t c = 0; c < kChains; ++c) acc[c] = y * static_cast<float>(c);
   for (size_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 24
     for (size_t c = 0; c < kChains; ++c) acc[c] = acc[c] * x + y;  // contracted to FMA
   }
   float sink = 0;

@@ -23,11 +23,15 @@ def main():
                          env=env, check=True, capture_output=True, text=True)
     report = json.loads(out.stdout)
     cases = {}
+    flops_cases = {}
     for b in report["benchmarks"]:
         if b.get("error_occurred"):
             continue
         op, impl, case = b["name"].split("/")[:3]
         ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+        if "flops" in b:  # compute-bound cases (GEMM): GFLOP/s
+            flops_cases.setdefault((op, case), {})[impl] = b["flops"] / ns
+            continue
         cases.setdefault((op, case), {})[impl] = {
             "ns_per_elem": ns / b["elements"],
             "gbps": b.get("bytes_per_second", 0) / 1e9,
@@ -44,6 +48,21 @@ def main():
             frac = f"{v['gbps'] / memcpy:.0%}" if memcpy and v["gbps"] else ""
             name = f"{op}/{case}"
             print(f"{name:32} {impl:10} {v['ns_per_elem']:9.4f} {v['gbps']:8.1f} {speed:>12} {frac:>10} {v['label']}")
+    # GFLOP/s cases: ratio to the best peer and fraction of the FMA peak
+    # measured in the same process (the "peak" impl).
+    peak = max((v.get("peak", 0) for v in flops_cases.values()), default=0)
+    if flops_cases:
+        print(f"\n{'case':32} {'impl':22} {'GFLOP/s':>8} {'x best peer':>12} {'of peak':>8}")
+    for (op, case), impls in sorted(flops_cases.items()):
+        if "peak" in impls:
+            print(f"{op + '/' + case:32} {'peak':22} {impls['peak']:8.1f}")
+            continue
+        peers = [v for k, v in impls.items() if not k.startswith("tensorops")]
+        best_peer = max(peers) if peers else None
+        for impl, gflops in sorted(impls.items(), key=lambda kv: -kv[1]):
+            speed = f"{gflops / best_peer:.2f}x" if best_peer and impl.startswith("tensorops") else ""
+            frac = f"{gflops / peak:.0%}" if peak else ""
+            print(f"{op + '/' + case:32} {impl:22} {gflops:8.1f} {speed:>12} {frac:>8}")
     ctx = report["context"]
     print(f"\n{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
           f"caches: " + ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in ctx.get("caches", [])))

@@ -9,13 +9,15 @@
 //        the centre 112x112 crop (a sub-view, no copy) back to float32
 //     -> SpaceToDepth(2): (1, 3, 112, 112) -> (1, 12, 56, 56), a "focus" stem
 //     -> a ShuffleNet-v2 unit: channels split in halves (sub-views); the
-//        right half goes through y = x + Gelu(x) (Unary, Add) into the
-//        concatenation; ChannelShuffle with 2 groups mixes the halves (the
-//        1x1 convolution of a real unit is a GEMM: issue 7)
+//        right half goes through a 1x1 convolution (a Gemm: weights 6 x 6
+//        times the channels-by-pixels matrix the NCHW view already is),
+//        then y = x + Gelu(conv(x)) (Unary, Add) into the concatenation;
+//        ChannelShuffle with 2 groups mixes the halves
 //     -> Sigmoid, the gate a squeeze-excitation block would apply
-//     -> Softmax over 1000 "class scores" and the top 5 (until the GEMM of
-//        issue 7 exists, the scores are the first 1000 gated activations, a
-//        stand-in for a classifier's output)
+//     -> global average pooling (a Gemm with a column of 1/(H*W)) and a
+//        fully connected classifier to 1000 classes (a Gemm with weights
+//        packed once, PackedGemmB, as an inference engine would load them)
+//     -> Softmax over the 1000 class scores and the top 5
 //
 // The frame is generated, not downloaded, so every run computes the same
 // thing; the end checks each stage against a scalar evaluation.
@@ -104,20 +106,56 @@ int main() {
   });
   // ShuffleNet v2: the left half passes through, the right half is transformed;
   // both land in one concatenated tensor through channel sub-views.
+  // The 1x1 convolution's weights (output channel x input channel). In NCHW
+  // a group of channels is a (channels x H*W) row-major matrix, so the
+  // convolution is conv = W * X with X a view of the stem's right half.
+  const size_t pixels = 56 * 56;
+  std::vector<float> conv_weights(6 * 6);
+  for (size_t i = 0; i < conv_weights.size(); ++i) {
+    conv_weights[i] = 0.4f * std::sin(0.7f * static_cast<float>(i) + 0.3f);
+  }
+  std::vector<float> conv_memory(6 * pixels);
+  const tops::MatrixView<const float> conv_w(conv_weights.data(), {6, 6});
+  const tops::MatrixView<const float> right_in(stem_memory.data() + 6 * pixels, {6, pixels});
+  const tops::MatrixView<float> conv_out(conv_memory.data(), {6, pixels});
+  const tops::TensorView<float, tops::Nchw> conv(conv_memory.data(), {1, 6, 56, 56});
+  const double t_conv = Microseconds([&] { tops::Gemm{}(conv_w, right_in, conv_out); });
   const double t_unit = Microseconds([&] {
     tops::Convert{}(stem.Channels(0, 6), concat.Channels(0, 6));
     const auto right = concat.Channels(6, 6);
-    tops::Unary<tops::UnaryKind::kGelu>{}(stem.Channels(6, 6), right);
+    tops::Unary<tops::UnaryKind::kGelu>{}(conv, right);
     tops::Add{}(tops::TensorView<const float, tops::Nchw>(stem.Channels(6, 6)),
-                tops::TensorView<const float, tops::Nchw>(right), right);  // x + Gelu(x)
+                tops::TensorView<const float, tops::Nchw>(right), right);  // x + Gelu(conv(x))
   });
   const double t_shuffle = Microseconds([&] {
     tops::ChannelShuffle{.groups = 2}(tops::TensorView<const float, tops::Nchw>(concat), shuffled);
   });
   const double t_gate = Microseconds([&] { tops::Unary<tops::UnaryKind::kSigmoid>{}(shuffled, gate); });
 
-  // The stand-in scores: a (1, 1000) view of the gated activations (no copy).
-  const tops::TensorView<const float, tops::Strided<2>> scores(gate_memory.data(), {1, 1000});
+  // Global average pooling: pooled (1 x 12) = a row of 1/pixels (1 x pixels)
+  // times gate^T (pixels x 12); gate is a (12 x pixels) matrix, transposed by
+  // the Gemm's flag, not by a copy.
+  std::vector<float> pool_row(pixels, 1.0f / static_cast<float>(pixels)), pooled(12);
+  const tops::MatrixView<const float> gate_matrix(gate_memory.data(), {12, pixels});
+  const double t_pool = Microseconds([&] {
+    tops::Gemm{.transpose_b = true}(tops::MatrixView<const float>(pool_row.data(), {1, pixels}),
+                                    gate_matrix, tops::MatrixView<float>(pooled.data(), {1, 12}));
+  });
+  // The classifier: scores (1 x 1000) = pooled (1 x 12) * W (12 x 1000) +
+  // bias; W is packed once, the bias enters through beta = 1.
+  std::vector<float> fc_weights(12 * 1000), bias(1000), logits(1000);
+  for (size_t i = 0; i < fc_weights.size(); ++i) {
+    fc_weights[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+  }
+  for (size_t j = 0; j < bias.size(); ++j) bias[j] = 0.01f * std::cos(static_cast<float>(j));
+  const tops::PackedGemmB fc(tops::MatrixView<const float>(fc_weights.data(), {12, 1000}));
+  const double t_fc = Microseconds([&] {
+    logits = bias;
+    tops::Gemm{.beta = 1.0f}(
+        tops::MatrixView<const float>(pooled.data(), {1, 12}), fc,
+        tops::MatrixView<float>(logits.data(), {1, 1000}));
+  });
+  const tops::TensorView<const float, tops::Strided<2>> scores(logits.data(), {1, 1000});
   std::vector<float> probabilities(1000);
   const tops::TensorView<float, tops::Strided<2>> probs(probabilities.data(), {1, 1000});
   const double t_softmax = Microseconds([&] { tops::Softmax{.axis = 1}(scores, probs); });
@@ -131,9 +169,12 @@ int main() {
   std::printf("  float32 -> float16                       %8.1f\n", t_f16);
   std::printf("  float16 centre crop -> float32           %8.1f\n", t_crop);
   std::printf("  SpaceToDepth(2) stem                     %8.1f\n", t_stem);
-  std::printf("  unit: split, x + Gelu(x), concat         %8.1f\n", t_unit);
+  std::printf("  1x1 convolution 6 -> 6 channels (Gemm)   %8.1f\n", t_conv);
+  std::printf("  unit: split, x + Gelu(conv), concat      %8.1f\n", t_unit);
   std::printf("  ChannelShuffle(2 groups)                 %8.1f\n", t_shuffle);
   std::printf("  Sigmoid gate                             %8.1f\n", t_gate);
+  std::printf("  global average pool (Gemm, B^T)          %8.1f\n", t_pool);
+  std::printf("  classifier 12 -> 1000 (packed Gemm)      %8.1f\n", t_fc);
   std::printf("  Softmax over 1000 scores                 %8.1f\n\n", t_softmax);
   std::printf("  top-5:");
   for (size_t i = 0; i < 5; ++i) std::printf(" #%zu %.5f", order[i], probabilities[order[i]]);
@@ -150,22 +191,44 @@ int main() {
     rgb_error = std::fmax(rgb_error, std::fabs(rgb_memory[i] - (rgb8[i] / 255.0 - mean[c]) / stddev[c]));
   }
   // The unit and the gate: element (c, y, x) of `gate` from the crop, in double.
+  const auto stem_value = [&](size_t d, size_t y, size_t x) -> double {
+    // SpaceToDepth (DCR): depth channel d = (i * 2 + j) * 3 + colour.
+    const size_t i = d / 6, j = d / 3 % 2, colour = d % 3;
+    return crop.at({0, colour, 2 * y + i, 2 * x + j});
+  };
+  const auto gelu = [](double v) { return 0.5 * v * std::erfc(-v / std::sqrt(2.0)); };
   double gate_error = 0;
+  std::vector<double> pooled_want(12, 0.0);
   for (size_t c = 0; c < 12; ++c) {
     const size_t from = c % 2 == 0 ? c / 2 : 6 + c / 2;  // ChannelShuffle(2) of 12 channels
     for (size_t y = 0; y < 56; ++y) {
       for (size_t x = 0; x < 56; ++x) {
-        // SpaceToDepth (DCR): depth channel d = (i * 2 + j) * 3 + colour.
-        const size_t i = from / 6, j = from / 3 % 2, colour = from % 3;
-        const double v = crop.at({0, colour, 2 * y + i, 2 * x + j});
-        const double act = from >= 6 ? v + 0.5 * v * std::erfc(-v / std::sqrt(2.0)) : v;
+        double act = stem_value(from, y, x);
+        if (from >= 6) {
+          double conv_value = 0;
+          for (size_t k = 0; k < 6; ++k) {
+            conv_value += conv_weights[(from - 6) * 6 + k] * stem_value(6 + k, y, x);
+          }
+          act += gelu(conv_value);
+        }
         const double want = 1.0 / (1.0 + std::exp(-act));
         gate_error = std::fmax(gate_error, std::fabs(gate.at({0, c, y, x}) - want));
+        pooled_want[c] += want / static_cast<double>(pixels);
       }
     }
   }
-  std::printf("  max |RGB - uint8 RGB normalised| = %.2g, max |gate - double reference| = %.2g\n",
-              rgb_error, gate_error);
+  // The class scores from the double pooled features.
+  double logit_error = 0;
+  for (size_t j = 0; j < 1000; ++j) {
+    double want = bias[j];
+    for (size_t c = 0; c < 12; ++c) want += pooled_want[c] * fc_weights[c * 1000 + j];
+    logit_error = std::fmax(logit_error, std::fabs(logits[j] - want));
+  }
+  std::printf("  max |RGB - uint8 RGB normalised| = %.2g, max |gate - double reference| = %.2g,\n"
+              "  max |class score - double reference| = %.2g\n",
+              rgb_error, gate_error, logit_error);
   const double sum = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
-  return rgb_error < 1e-5 && gate_error < 1e-6 && std::fabs(sum - 1.0) < 1e-5 ? 0 : 1;
+  return rgb_error < 1e-5 && gate_error < 1e-6 && logit_error < 1e-5 && std::fabs(sum - 1.0) < 1e-5
+             ? 0
+             : 1;
 }

@@ -115,24 +115,27 @@ void PackA(const TA* a, const size_t (&stride)[2], size_t i0, size_t rows, size_
 }
 
 // Packs depths [p0, p0 + depth) x columns [j0, j0 + cols) of op(B), cols <=
-// NR, into one panel: (k, j) at k * NR + j; columns [cols, NR) are zero
-// (the micro-kernel computes them and drops them).
+// NR, into one panel: (k, j) at k * NR + j. The columns up to the next
+// whole vector are zero (the micro-kernel computes them and drops them); the
+// vectors past that it never reads.
 template <class TB>
 void PackBPanel(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0,
                 size_t cols, float* HWY_RESTRICT out) {
   const size_t nr = GemmPanelWidth();
+  const size_t lanes = hn::Lanes(GemmTag());
+  const size_t padded = HWY_MIN(nr, (cols + lanes - 1) / lanes * lanes);
   if (stride[1] == sizeof(TB)) {  // rows of op(B) are contiguous along j
     for (size_t k = 0; k < depth; ++k) {
       float* row = out + k * nr;
       WidenRun<TB>(ElementAt(b, (p0 + k) * stride[0] + j0 * stride[1]), cols, row);
-      for (size_t j = cols; j < nr; ++j) row[j] = 0.0f;
+      for (size_t j = cols; j < padded; ++j) row[j] = 0.0f;
     }
   } else {  // op(B) = B^T: one column of op(B) is contiguous along k
     for (size_t j = 0; j < cols; ++j) {
       WidenScatter<TB>(ElementAt(b, p0 * stride[0] + (j0 + j) * stride[1]), depth, out + j, nr);
     }
-    for (size_t k = 0; cols < nr && k < depth; ++k) {
-      for (size_t j = cols; j < nr; ++j) out[k * nr + j] = 0.0f;
+    for (size_t k = 0; cols < padded && k < depth; ++k) {
+      for (size_t j = cols; j < padded; ++j) out[k * nr + j] = 0.0f;
     }
   }
 }

@@ -188,13 +188,7 @@ struct Gemm {
 
   // Bytes of scratch a call with these sizes needs on the active target.
   static size_t ScratchBytes(size_t m, size_t n, size_t k) {
-    const GemmBlocking blk = ActiveGemmBlocking();
-    const size_t kc = std::min(blk.kc, k);
-    const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
-    const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
-    // The B part also holds the few rows of accumulators of the small-M
-    // path (up to 2 x N), hence at least 4 rows even when K < 4.
-    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) + kScratchAlign;
+    return ScratchBytesFor(ActiveGemmBlocking(), m, n, k);
   }
 
   template <class SA, class SB>
@@ -222,6 +216,15 @@ struct Gemm {
 
  private:
   static constexpr size_t kScratchAlign = 64;
+
+  static size_t ScratchBytesFor(const GemmBlocking& blk, size_t m, size_t n, size_t k) {
+    const size_t kc = std::min(blk.kc, k);
+    const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
+    const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
+    // The B part also holds the few rows of accumulators of the small-M
+    // path (up to 2 x N), hence at least 4 rows even when K < 4.
+    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) + kScratchAlign;
+  }
 
   // The plain call's scratch: one buffer per calling thread, grown to the
   // largest call and freed when the thread ends. A fresh multi-megabyte
@@ -267,7 +270,7 @@ struct Gemm {
                    ActiveTargetName(), ") uses ", blk.nr, "; pack it again");
     }
     if (m == 0 || n == 0) return;
-    const size_t need = ScratchBytes(m, n, k);
+    const size_t need = ScratchBytesFor(blk, m, n, k);
     if (caller_scratch) {
       if (scratch.size() < need) {
         detail::Fail(ErrorCode::kBadArgument, "Gemm: scratch holds ", scratch.size(),

@@ -10,3 +10,6 @@ if(NOT TARGET hwy::hwy)
     find_package(hwy REQUIRED)
   endif()
 endif()
+
+# ThreadPool (tensorops/parallel/thread_pool.h) runs std::threads.
+find_package(Threads REQUIRED)

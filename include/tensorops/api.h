@@ -33,5 +33,8 @@
 #include "tensorops/ops/transpose.h"
 #include "tensorops/ops/unary.h"
 #include "tensorops/ops/yuv_coefficients.h"
+#include "tensorops/parallel/executor.h"
+#include "tensorops/parallel/split.h"
+#include "tensorops/parallel/thread_pool.h"
 
 #endif  // TENSOROPS_API_H_

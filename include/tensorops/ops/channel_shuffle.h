@@ -38,8 +38,9 @@ namespace tensorops {
 struct ChannelShuffle {
   size_t groups = 2;
 
-  template <class S, ImageLayout L, class D>
-  void operator()(const TensorView<S, L>& src, const TensorView<D, L>& dst) const {
+  template <class S, ImageLayout L, class D, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, L>& src, const TensorView<D, L>& dst,
+                  E&& executor = {}) const {
     detail::CheckSameDims(src, "ChannelShuffle src", dst, "ChannelShuffle dst");
     const size_t channels = src.dim(L::kC);
     if (groups == 0 || channels % groups != 0) {
@@ -55,7 +56,7 @@ struct ChannelShuffle {
         {per_group, sc, groups * dc},            // k
         {src.dim(L::kH), src.StrideBytes(L::kH), dst.StrideBytes(L::kH)},
         {src.dim(L::kW), src.StrideBytes(L::kW), dst.StrideBytes(L::kW)}};
-    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, 5);
+    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, 5, executor);
   }
 };
 
@@ -70,15 +71,34 @@ struct ShuffleLayerKernel {
     size_t dst_stride[2][3];
     size_t pairs[2];           // type 0: src channels / 2; type 1: dst channels / 2
   };
+  // Images when there are several, else rows: every pixel is independent.
+  static size_t SplitAxis(const Job& job) { return job.dims[0] > 1 ? 0 : 1; }
+  static WorkSplit Split(const Job& job) {
+    const size_t axis = SplitAxis(job);
+    const double pixels = static_cast<double>(job.dims[0] * job.dims[1] * job.dims[2] / job.dims[axis]);
+    const double bytes = pixels * 4.0 * static_cast<double>(job.pairs[0] + job.pairs[1]) * sizeof(Unit);
+    return {job.dims[axis], bytes * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    const size_t axis = SplitAxis(job);
+    Job slice = job;
+    slice.dims[axis] = end - begin;
+    for (size_t i = 0; i < 2; ++i) {
+      slice.src[i] += begin * job.src_stride[i][axis];
+      slice.dst[i] += begin * job.dst_stride[i][axis];
+    }
+    return slice;
+  }
 };
 
 template <int kType>
 struct ShuffleLayer {
   static_assert(kType == 0 || kType == 1, "ShuffleLayer: type 0 or 1");
 
-  template <class S, ImageLayout L, class D>
+  template <class S, ImageLayout L, class D, Executor E = SerialExecutor>
   void operator()(const TensorView<S, L>& src0, const TensorView<S, L>& src1,
-                  const TensorView<D, L>& dst0, const TensorView<D, L>& dst1) const {
+                  const TensorView<D, L>& dst0, const TensorView<D, L>& dst1,
+                  E&& executor = {}) const {
     Check(src0, src1, dst0, dst1);
     using Unit = MoveUnit<kElementSize<S>>;
     constexpr size_t kB = kElementSize<S>;
@@ -98,7 +118,8 @@ struct ShuffleLayer {
             {from.dim(L::kH), from.StrideBytes(L::kH), to.StrideBytes(L::kH)},
             {from.dim(L::kW), from.StrideBytes(L::kW), to.StrideBytes(L::kW)}};
         detail::RunPermute<kB>(reinterpret_cast<const uint8_t*>(from.data()) + from_c * fc,
-                               reinterpret_cast<uint8_t*>(to.data()) + to_c * tc, axes, 4);
+                               reinterpret_cast<uint8_t*>(to.data()) + to_c * tc, axes, 4,
+                               executor);
       };
       for (size_t s = 0; s < 2; ++s) {
         if constexpr (kType == 0) {  // src_i channel 2c + s -> dst_s
@@ -127,7 +148,7 @@ struct ShuffleLayer {
       for (size_t k = 0; k < 3; ++k) job.dims[k] = src0.dim(dim_index[k]);
       job.pairs[0] = c0 / 2;
       job.pairs[1] = c1 / 2;
-      detail::RunKernel(ShuffleLayerKernel<Unit, kType>{}, job);
+      detail::RunKernelOn(executor, ShuffleLayerKernel<Unit, kType>{}, job);
     }
   }
 

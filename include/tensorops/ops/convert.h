@@ -26,6 +26,7 @@
 #include "tensorops/error.h"
 #include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -54,6 +55,11 @@ struct ConvertKernel {
     To* dst;
     LoopNest<2> nest;
   };
+  // Independent rows (or row blocks): see parallel/split.h.
+  static WorkSplit Split(const Job& job) { return detail::SrcDstSplit(job); }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    return detail::SrcDstSlice(job, begin, end);
+  }
 };
 
 namespace detail {
@@ -68,8 +74,9 @@ inline constexpr bool kSameDimensionMeaning =
 }  // namespace detail
 
 struct Convert {
-  template <class S, Layout LS, class D, Layout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+  template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
     using From = std::remove_const_t<S>;
     static_assert(!std::is_const_v<D>, "Convert: dst must be a mutable view");
     static_assert(detail::kSameDimensionMeaning<LS, LD>,
@@ -90,7 +97,7 @@ struct Convert {
     const typename ConvertKernel<From, D>::Job job{
         src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst)};
     if (job.nest.row == 0) return;
-    detail::RunKernel(ConvertKernel<From, D>{}, job);
+    detail::RunKernelOn(executor, ConvertKernel<From, D>{}, job);
   }
 };
 

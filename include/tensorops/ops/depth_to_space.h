@@ -77,12 +77,13 @@ struct DepthToSpace {
   size_t blocksize = 2;
   DepthOrder mode = DepthOrder::kDcr;
 
-  template <class S, ImageLayout L, class D>
-  void operator()(const TensorView<S, L>& depth, const TensorView<D, L>& space) const {
+  template <class S, ImageLayout L, class D, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, L>& depth, const TensorView<D, L>& space,
+                  E&& executor = {}) const {
     PermuteAxis axes[6];
     detail::DepthSpaceAxes(space, depth, blocksize, mode, true, "DepthToSpace", axes);
     detail::CheckMovable(depth, space, "DepthToSpace");
-    detail::RunPermute<kElementSize<S>>(depth.data(), space.data(), axes, 6);
+    detail::RunPermute<kElementSize<S>>(depth.data(), space.data(), axes, 6, executor);
   }
 };
 
@@ -90,12 +91,13 @@ struct SpaceToDepth {
   size_t blocksize = 2;
   DepthOrder mode = DepthOrder::kDcr;
 
-  template <class S, ImageLayout L, class D>
-  void operator()(const TensorView<S, L>& space, const TensorView<D, L>& depth) const {
+  template <class S, ImageLayout L, class D, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, L>& space, const TensorView<D, L>& depth,
+                  E&& executor = {}) const {
     PermuteAxis axes[6];
     detail::DepthSpaceAxes(space, depth, blocksize, mode, false, "SpaceToDepth", axes);
     detail::CheckMovable(space, depth, "SpaceToDepth");
-    detail::RunPermute<kElementSize<S>>(space.data(), depth.data(), axes, 6);
+    detail::RunPermute<kElementSize<S>>(space.data(), depth.data(), axes, 6, executor);
   }
 };
 

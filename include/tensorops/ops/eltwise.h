@@ -24,6 +24,7 @@
 #ifndef TENSOROPS_OPS_ELTWISE_H_
 #define TENSOROPS_OPS_ELTWISE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -36,6 +37,7 @@
 #include "tensorops/error.h"
 #include "tensorops/layout/extents.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -70,6 +72,38 @@ struct EltwiseKernel {
     float weights[kMaxEltwiseInputs];
     bool weighted;
   };
+  // The outermost loop, or blocks of the row when there is none (as
+  // detail::NestSplit); broadcast inputs (stride 0) stay where they are.
+  static WorkSplit Split(const Job& job) {
+    const EltwiseNest& nest = job.nest;
+    const double bytes_per_element = static_cast<double>((nest.inputs + 1) * sizeof(T));
+    if (nest.outer_rank > 0) {
+      double per = static_cast<double>(nest.row);
+      for (size_t i = 1; i < nest.outer_rank; ++i) per *= static_cast<double>(nest.count[i]);
+      return {nest.count[0], per * bytes_per_element * detail::kNsPerByte};
+    }
+    return {(nest.row + detail::kRowBlock - 1) / detail::kRowBlock,
+            detail::kRowBlock * bytes_per_element * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    const EltwiseNest& nest = job.nest;
+    Job slice = job;
+    if (nest.outer_rank > 0) {
+      slice.nest.count[0] = end - begin;
+      for (size_t k = 0; k < nest.inputs; ++k) {
+        slice.src[k] = detail::AdvanceBytes(job.src[k], begin * nest.stride[k][0]);
+      }
+      slice.dst = detail::AdvanceBytes(job.dst, begin * nest.stride[nest.inputs][0]);
+    } else {
+      const size_t first = begin * detail::kRowBlock;
+      slice.nest.row = std::min(end * detail::kRowBlock, nest.row) - first;
+      for (size_t k = 0; k < nest.inputs; ++k) {
+        slice.src[k] = detail::AdvanceBytes(job.src[k], first * nest.row_step[k]);
+      }
+      slice.dst = job.dst + first;
+    }
+    return slice;
+  }
 };
 
 namespace detail {
@@ -155,9 +189,9 @@ struct Eltwise {
   // kSum only: one weight per input (sum_i w_i x_i); empty means all 1.
   std::span<const float> weights = {};
 
-  template <class T, Layout LI, class D, Layout LD>
+  template <class T, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
   void operator()(std::span<const TensorView<const T, LI>> inputs,
-                  const TensorView<D, LD>& dst) const {
+                  const TensorView<D, LD>& dst, E&& executor = {}) const {
     static_assert(std::is_same_v<T, D>, "Eltwise: inputs and dst must have the same element type");
     constexpr bool kFloat = kIsFloatElement<T>;
     constexpr bool kInt = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
@@ -210,15 +244,15 @@ struct Eltwise {
     job.weighted = !weights.empty();
     job.nest = detail::MakeEltwiseNest(dst.dims(), n, strides, sizeof(T));
     if (job.nest.row == 0) return;
-    detail::RunKernel(EltwiseKernel<kKind, T>{}, job);
+    detail::RunKernelOn(executor, EltwiseKernel<kKind, T>{}, job);
   }
 
   // Two inputs (Add, Sub, Mul, Div, Max/Min of a pair).
-  template <class T, Layout LI, class D, Layout LD>
+  template <class T, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
   void operator()(const TensorView<const T, LI>& a, const TensorView<const T, LI>& b,
-                  const TensorView<D, LD>& dst) const {
+                  const TensorView<D, LD>& dst, E&& executor = {}) const {
     const TensorView<const T, LI> pair[2] = {a, b};
-    (*this)(std::span<const TensorView<const T, LI>>(pair, 2), dst);
+    (*this)(std::span<const TensorView<const T, LI>>(pair, 2), dst, executor);
   }
 };
 

@@ -50,6 +50,46 @@ struct GatherKernel {
     int64_t axis_size;
     Bounds bounds;
   };
+
+  // Outer positions when there are several, else index rows, else the
+  // indices of the one row: each unit writes its own slices of out.
+  enum class SplitLevel { kOuter, kIndexRows, kIndices };
+  static SplitLevel LevelOf(const Job& job) {
+    if (job.outer.outer_rank > 0) return SplitLevel::kOuter;
+    return job.index.outer_rank > 0 ? SplitLevel::kIndexRows : SplitLevel::kIndices;
+  }
+  static WorkSplit Split(const Job& job) {
+    const size_t slices = job.outer.ElementCount() * job.index.ElementCount();
+    const double slice_ns = static_cast<double>(2 * job.slice.ElementCount() + sizeof(Index)) *
+                            detail::kNsPerByte;
+    const size_t units = LevelOf(job) == SplitLevel::kOuter       ? job.outer.count[0]
+                         : LevelOf(job) == SplitLevel::kIndexRows ? job.index.count[0]
+                                                                  : job.index.row;
+    return {units, static_cast<double>(slices / units) * slice_ns};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    switch (LevelOf(job)) {
+      case SplitLevel::kOuter:
+        slice.outer.count[0] = end - begin;
+        // An empty axis (zero-fill policy) may come with a null data pointer.
+        if (job.axis_size != 0) slice.data += begin * job.outer.stride[0][0];
+        slice.out += begin * job.outer.stride[1][0];
+        slice.indices += begin * job.outer.stride[2][0];
+        break;
+      case SplitLevel::kIndexRows:
+        slice.index.count[0] = end - begin;
+        slice.indices += begin * job.index.stride[0][0];
+        slice.out += begin * job.index.stride[1][0];
+        break;
+      case SplitLevel::kIndices:
+        slice.index.row = end - begin;
+        slice.indices += begin * job.index_stride;
+        slice.out += begin * job.out_step;
+        break;
+    }
+    return slice;
+  }
 };
 
 template <IndexType Index>
@@ -57,9 +97,10 @@ struct Gather {
   int axis = 0;  // negative counts from the last dimension
   Bounds bounds = Bounds::kError;
 
-  template <class S, Layout LD, class I, Layout LI, class O, Layout LO>
+  template <class S, Layout LD, class I, Layout LI, class O, Layout LO,
+            Executor E = SerialExecutor>
   void operator()(const TensorView<S, LD>& data, const TensorView<I, LI>& indices,
-                  const TensorView<O, LO>& out) const {
+                  const TensorView<O, LO>& out, E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(std::is_same_v<std::remove_const_t<I>, Index>,
                   "Gather<Index>: the indices view must hold Index");
@@ -109,7 +150,7 @@ struct Gather {
       AppendLoop(job.index, indices.dim(d), strides);
     }
     job.slice = GatherSliceNest(data, a + 1, out, a + q, sizeof(T));
-    detail::RunKernel(GatherKernel<Index>{}, job);
+    detail::RunKernelOn(executor, GatherKernel<Index>{}, job);
   }
 };
 

@@ -26,6 +26,7 @@
 #include "tensorops/error.h"
 #include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/parallel/split.h"
 #include "tensorops/ops/bounds.h"
 
 namespace tensorops {
@@ -45,6 +46,22 @@ struct GatherElementsKernel {
     ptrdiff_t position_step;   // data elements per step along the row
     Bounds bounds;
   };
+  // Outer positions, or blocks of the row (as detail::NestSplit).
+  static WorkSplit Split(const Job& job) {
+    return detail::NestSplit(job.nest, (2 * kBytes + sizeof(Index)) * detail::kNsPerByte);
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    size_t offset[3];
+    const size_t row_step[3] = {static_cast<size_t>(job.position_step) * kBytes, sizeof(Index),
+                                kBytes};
+    slice.nest = detail::SliceNest(job.nest, begin, end, row_step, offset);
+    // An empty axis (zero-fill policy) may come with a null data pointer.
+    if (job.axis_size != 0) slice.data += offset[0];
+    slice.indices = detail::AdvanceBytes(job.indices, offset[1]);
+    slice.out += offset[2];
+    return slice;
+  }
 };
 
 // The smallest and largest value of an index view, with zero included (so
@@ -111,9 +128,10 @@ struct GatherElements {
   int axis = 0;  // negative counts from the last dimension
   Bounds bounds = Bounds::kError;
 
-  template <class S, Layout LD, class I, Layout LI, class O, Layout LO>
+  template <class S, Layout LD, class I, Layout LI, class O, Layout LO,
+            Executor E = SerialExecutor>
   void operator()(const TensorView<S, LD>& data, const TensorView<I, LI>& indices,
-                  const TensorView<O, LO>& out) const {
+                  const TensorView<O, LO>& out, E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(std::is_same_v<std::remove_const_t<I>, Index>,
                   "GatherElements<Index>: the indices view must hold Index");
@@ -160,7 +178,7 @@ struct GatherElements {
                                  out.StrideBytes(d)};
       AppendLoop(nest, out.dim(d), strides);
     }
-    detail::RunKernel(GatherElementsKernel<sizeof(T), Index>{}, job);
+    detail::RunKernelOn(executor, GatherElementsKernel<sizeof(T), Index>{}, job);
   }
 };
 

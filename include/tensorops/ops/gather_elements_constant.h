@@ -72,8 +72,9 @@ class GatherElementsConstant {
     return (normalized_.capacity() + per_slice_.capacity()) * sizeof(Index);
   }
 
-  template <class S, Layout LD, class O, Layout LO>
-  void operator()(const TensorView<S, LD>& data, const TensorView<O, LO>& out) const {
+  template <class S, Layout LD, class O, Layout LO, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LD>& data, const TensorView<O, LO>& out,
+                  E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(std::is_same_v<O, T>, "GatherElementsConstant: out must be a mutable view of data's type");
     constexpr const char* kOp = "GatherElementsConstant";
@@ -92,7 +93,7 @@ class GatherElementsConstant {
     if (pattern_ == Pattern::kGeneral) {
       const TensorView<const Index, Strided<>> indices(normalized_.data(), dims_);
       GatherElements<Index>{.axis = static_cast<int>(axis_), .bounds = Bounds::kUnchecked}(
-          data, indices, out);
+          data, indices, out, executor);
       return;
     }
     // kSlices: a Gather whose index row changes with the outer position.
@@ -116,7 +117,7 @@ class GatherElementsConstant {
     job.index_stride = sizeof(Index);
     job.out_step = out.StrideBytes(axis_);
     job.slice = GatherSliceNest(data, axis_ + 1, out, axis_ + 1, sizeof(T));
-    detail::RunKernel(GatherKernel<Index>{}, job);
+    detail::RunKernelOn(executor, GatherKernel<Index>{}, job);
   }
 
  private:

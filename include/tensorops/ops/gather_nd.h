@@ -46,6 +46,24 @@ struct GatherNdKernel {
     LoopNest<2> slice;                  // data dims [b + m, r): data, out
     Bounds bounds;
   };
+  // The outermost loop over tuples: each tuple writes its own slice of out.
+  static WorkSplit Split(const Job& job) {
+    if (job.tuples.outer_rank == 0) return {1, 0.0};
+    const size_t per = job.tuples.ElementCount() / job.tuples.count[0];
+    const double tuple_ns =
+        static_cast<double>(2 * job.slice.ElementCount() + job.tuple_size * sizeof(Index)) *
+        detail::kNsPerByte;
+    return {job.tuples.count[0], static_cast<double>(per) * tuple_ns};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    slice.tuples.count[0] = end - begin;
+    slice.indices += begin * job.tuples.stride[0][0];
+    // An empty axis (zero-fill policy) may come with a null data pointer.
+    if (job.data != nullptr) slice.data += begin * job.tuples.stride[1][0];
+    slice.out += begin * job.tuples.stride[2][0];
+    return slice;
+  }
 };
 
 template <IndexType Index>
@@ -53,9 +71,10 @@ struct GatherNd {
   size_t batch_dims = 0;
   Bounds bounds = Bounds::kError;
 
-  template <class S, Layout LD, class I, Layout LI, class O, Layout LO>
+  template <class S, Layout LD, class I, Layout LI, class O, Layout LO,
+            Executor E = SerialExecutor>
   void operator()(const TensorView<S, LD>& data, const TensorView<I, LI>& indices,
-                  const TensorView<O, LO>& out) const {
+                  const TensorView<O, LO>& out, E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(std::is_same_v<std::remove_const_t<I>, Index>,
                   "GatherNd<Index>: the indices view must hold Index");
@@ -119,7 +138,7 @@ struct GatherNd {
     } else {
       job.slice = GatherSliceNest(data, b + m, out, q - 1, sizeof(T));
     }
-    detail::RunKernel(GatherNdKernel<Index>{}, job);
+    detail::RunKernelOn(executor, GatherNdKernel<Index>{}, job);
   }
 
  private:

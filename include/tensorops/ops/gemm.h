@@ -50,6 +50,7 @@
 #include "tensorops/dtype.h"
 #include "tensorops/error.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -97,6 +98,27 @@ inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& cac
 // ScratchBytes must agree on it.
 inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 4 * mr; }
 
+inline constexpr size_t kGemmScratchAlign = 64;
+
+// The plain call's scratch: one buffer per calling thread (each executor
+// worker has its own), grown to the largest call and freed when the thread
+// ends. A fresh multi-megabyte allocation per call would be returned to the
+// OS each time and fault its pages in again (measured: ~10% of a 1024^3 call).
+// Returns `bytes` bytes starting on a kGemmScratchAlign boundary.
+inline float* GemmThreadScratch(size_t bytes) {
+  thread_local std::unique_ptr<std::byte[]> buffer;
+  thread_local size_t size = 0;
+  bytes += kGemmScratchAlign;
+  if (size < bytes) {
+    buffer.reset();
+    buffer.reset(new std::byte[bytes]);
+    size = bytes;
+  }
+  auto base = reinterpret_cast<uintptr_t>(buffer.get());
+  base = (base + kGemmScratchAlign - 1) / kGemmScratchAlign * kGemmScratchAlign;
+  return reinterpret_cast<float*>(base);
+}
+
 }  // namespace detail
 
 // Dispatch keys. A Job describes op(A), op(B) by byte strides: element (i, k)
@@ -116,7 +138,46 @@ struct GemmKernel {
     float alpha, beta;
     float* scratch;  // ScratchBytes, 64-byte aligned
     CacheSizes caches;
+    // For the executor: the tile of the active target, and (when nonzero) the
+    // scratch bytes a slice takes from its own thread's buffer.
+    size_t mr, nr;
+    size_t thread_scratch_bytes;
   };
+
+  // Blocks of MR rows of C when M is large (each range packs its own B
+  // blocks, a few percent of its work), else blocks of NR columns (small M:
+  // the batch sizes of inference, where B is the big operand). Every element
+  // of C is still one dot product in the same K order: the serial bits.
+  static bool SplitsRows(const Job& job) { return !detail::GemmReadsBInPlace(job.m, job.mr); }
+  static WorkSplit Split(const Job& job) {
+    if (job.thread_scratch_bytes == 0) return {1, 0.0};  // the caller's one scratch buffer
+    const bool rows = SplitsRows(job);
+    const size_t units = rows ? (job.m + job.mr - 1) / job.mr : (job.n + job.nr - 1) / job.nr;
+    const auto c_elements = static_cast<double>(rows ? job.mr * job.n : job.nr * job.m);
+    // K = 0 or alpha = 0 only scale C: one pass over it.
+    if (job.k == 0 || job.alpha == 0.0f) return {units, c_elements * 8 * detail::kNsPerByte};
+    return {units, 2.0 * static_cast<double>(job.k) * c_elements * detail::kNsPerFlop};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    if (SplitsRows(job)) {
+      const size_t first = begin * job.mr;
+      slice.m = std::min(end * job.mr, job.m) - first;
+      slice.a = detail::AdvanceBytes(job.a, first * job.a_stride[0]);
+      slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
+    } else {
+      const size_t first = begin * job.nr;
+      slice.n = std::min(end * job.nr, job.n) - first;
+      if (job.packed_b != nullptr) {
+        slice.packed_b += begin * job.k * job.nr;  // whole K x NR panels
+      } else {
+        slice.b = detail::AdvanceBytes(job.b, first * job.b_stride[1]);
+      }
+      slice.c += first;
+    }
+    slice.scratch = detail::GemmThreadScratch(job.thread_scratch_bytes);
+    return slice;
+  }
 };
 
 // Answers "which GemmBlocking does the active target use?".
@@ -191,60 +252,47 @@ struct Gemm {
     return ScratchBytesFor(ActiveGemmBlocking(), m, n, k);
   }
 
-  template <class SA, class SB>
-  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b,
-                  const MatrixView<float>& c) const {
-    Run(a, b, nullptr, c, {});
+  // The plain calls take scratch from each thread's own buffer (see
+  // detail::GemmThreadScratch), so an executor may split them.
+  template <class SA, class SB, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<float>& c,
+                  E&& executor = {}) const {
+    Run(a, b, nullptr, c, {}, false, executor);
   }
   template <class SA, class SB>
   void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<float>& c,
                   std::span<std::byte> scratch) const {
-    Run(a, b, nullptr, c, scratch, true);
+    Run(a, b, nullptr, c, scratch, true, SerialExecutor{});
   }
   // With B packed beforehand; transpose_b is ignored (the packing applied it).
-  template <class SA>
-  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c) const {
+  template <class SA, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
+                  E&& executor = {}) const {
     Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
-        {});
+        {}, false, executor);
   }
   template <class SA>
   void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
                   std::span<std::byte> scratch) const {
     Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
-        scratch, true);
+        scratch, true, SerialExecutor{});
   }
 
  private:
-  static constexpr size_t kScratchAlign = 64;
-
   static size_t ScratchBytesFor(const GemmBlocking& blk, size_t m, size_t n, size_t k) {
     const size_t kc = std::min(blk.kc, k);
     const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
     const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
     // The B part also holds the few rows of accumulators of the small-M
     // path (up to 2 x N), hence at least 4 rows even when K < 4.
-    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) + kScratchAlign;
+    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) +
+           detail::kGemmScratchAlign;
   }
 
-  // The plain call's scratch: one buffer per calling thread, grown to the
-  // largest call and freed when the thread ends. A fresh multi-megabyte
-  // allocation per call would be returned to the OS each time and fault its
-  // pages in again (measured: ~10% of a 1024^3 call).
-  static std::span<std::byte> ThreadScratch(size_t bytes) {
-    thread_local std::unique_ptr<std::byte[]> buffer;
-    thread_local size_t size = 0;
-    if (size < bytes) {
-      buffer.reset();
-      buffer.reset(new std::byte[bytes]);
-      size = bytes;
-    }
-    return {buffer.get(), bytes};
-  }
-
-  template <class SA, class SB>
+  template <class SA, class SB, class E>
   void Run(const MatrixView<SA>& a, const MatrixView<SB>& b, const PackedGemmB* packed,
-           const MatrixView<float>& c, std::span<std::byte> scratch,
-           bool caller_scratch = false) const {
+           const MatrixView<float>& c, std::span<std::byte> scratch, bool caller_scratch,
+           E&& executor) const {
     using TA = std::remove_const_t<SA>;
     using TB = std::remove_const_t<SB>;
     static_assert(kIsFloatElement<TA> && kIsFloatElement<TB>,
@@ -271,16 +319,19 @@ struct Gemm {
     }
     if (m == 0 || n == 0) return;
     const size_t need = ScratchBytesFor(blk, m, n, k);
+    float* aligned_scratch = nullptr;
     if (caller_scratch) {
       if (scratch.size() < need) {
         detail::Fail(ErrorCode::kBadArgument, "Gemm: scratch holds ", scratch.size(),
                      " bytes, this call needs ", need, " (Gemm::ScratchBytes)");
       }
+      auto base = reinterpret_cast<uintptr_t>(scratch.data());
+      base = (base + detail::kGemmScratchAlign - 1) / detail::kGemmScratchAlign *
+             detail::kGemmScratchAlign;
+      aligned_scratch = reinterpret_cast<float*>(base);
     } else {
-      scratch = ThreadScratch(need);
+      aligned_scratch = detail::GemmThreadScratch(need - detail::kGemmScratchAlign);
     }
-    auto base = reinterpret_cast<uintptr_t>(scratch.data());
-    base = (base + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
 
     typename GemmKernel<TA, TB>::Job job{};
     job.a = a.data();
@@ -297,9 +348,12 @@ struct Gemm {
     job.k = k;
     job.alpha = alpha;
     job.beta = beta;
-    job.scratch = reinterpret_cast<float*>(base);
+    job.scratch = aligned_scratch;
     job.caches = DataCacheSizes();
-    detail::RunKernel(GemmKernel<TA, TB>{}, job);
+    job.mr = blk.mr;
+    job.nr = blk.nr;
+    job.thread_scratch_bytes = caller_scratch ? 0 : need - detail::kGemmScratchAlign;
+    detail::RunKernelOn(executor, GemmKernel<TA, TB>{}, job);
   }
 };
 

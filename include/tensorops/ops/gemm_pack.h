@@ -49,8 +49,8 @@ inline void ZeroRuns(uint8_t* p, size_t count, size_t stride, size_t bytes) {
 }  // namespace detail
 
 struct Interleave4x4 {
-  template <class S, class D>
-  void operator()(const MatrixView<S>& a, const MatrixView<D>& out) const {
+  template <class S, class D, Executor E = SerialExecutor>
+  void operator()(const MatrixView<S>& a, const MatrixView<D>& out, E&& executor = {}) const {
     constexpr size_t kBytes = kElementSize<S>;
     const size_t m = a.dim(0), k = a.dim(1);
     detail::CheckPackedShape("Interleave4x4", out.dim(0), out.dim(1), (m + 3) / 4, 4 * k);
@@ -63,7 +63,7 @@ struct Interleave4x4 {
     if (blocks > 0) {
       const PermuteAxis axes[3] = {
           {blocks, 4 * lda, ldo}, {k, kBytes, 4 * kBytes}, {4, lda, kBytes}};
-      detail::RunPermute<kBytes>(src, dst, axes, 3);
+      detail::RunPermute<kBytes>(src, dst, axes, 3, executor);
     }
     if (rest > 0) {
       uint8_t* last = dst + blocks * ldo;
@@ -78,8 +78,8 @@ struct Transpose1xW {
   template <class S>
   static constexpr size_t kWidth = 16 / kElementSize<S>;  // W: elements per 16 bytes
 
-  template <class S, class D>
-  void operator()(const MatrixView<S>& b, const MatrixView<D>& out) const {
+  template <class S, class D, Executor E = SerialExecutor>
+  void operator()(const MatrixView<S>& b, const MatrixView<D>& out, E&& executor = {}) const {
     constexpr size_t kBytes = kElementSize<S>;
     constexpr size_t kW = kWidth<S>;
     const size_t k = b.dim(0), n = b.dim(1);
@@ -93,7 +93,7 @@ struct Transpose1xW {
     if (blocks > 0) {
       const PermuteAxis axes[3] = {
           {blocks, kW * kBytes, ldo}, {k, ldb, kW * kBytes}, {kW, kBytes, kBytes}};
-      detail::RunPermute<kBytes>(src, dst, axes, 3);
+      detail::RunPermute<kBytes>(src, dst, axes, 3, executor);
     }
     if (rest > 0) {
       uint8_t* last = dst + blocks * ldo;

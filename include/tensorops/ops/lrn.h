@@ -32,6 +32,7 @@
 #include "tensorops/error.h"
 #include "tensorops/layout/layouts.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -51,6 +52,23 @@ struct LrnKernel {
     float bias, beta;
     LrnPower power;
   };
+  // Images when there are several, else rows of the one image: each output
+  // pixel reads only its own pixel's channels.
+  static WorkSplit Split(const Job& job) {
+    const size_t axis = job.dims[0] > 1 ? 0 : 2;
+    const double per = static_cast<double>(job.dims[0] * job.dims[1] * job.dims[2] *
+                                           job.dims[3] / job.dims[axis]);
+    // The window sum and the power cost about as much as moving 4x the bytes.
+    return {job.dims[axis], per * 4 * 2 * sizeof(T) * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    const size_t axis = job.dims[0] > 1 ? 0 : 2;
+    Job slice = job;
+    slice.dims[axis] = end - begin;
+    slice.src = detail::AdvanceBytes(job.src, begin * job.src_stride[axis]);
+    slice.dst = detail::AdvanceBytes(job.dst, begin * job.dst_stride[axis]);
+    return slice;
+  }
 };
 
 struct Lrn {
@@ -65,8 +83,9 @@ struct Lrn {
     return Lrn{size, k1 * static_cast<float>(size), -k2, k0};
   }
 
-  template <class S, ImageLayout L, class D>
-  void operator()(const TensorView<S, L>& src, const TensorView<D, L>& dst) const {
+  template <class S, ImageLayout L, class D, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, L>& src, const TensorView<D, L>& dst,
+                  E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(std::is_same_v<T, D>, "Lrn: src and dst must have the same element type");
     static_assert(kIsFloatElement<T>, "Lrn: element type must be float, float16 or bfloat16");
@@ -99,7 +118,7 @@ struct Lrn {
     job.power = beta == 0.75f  ? LrnPower::kThreeQuarters
                 : beta == 0.5f ? LrnPower::kHalf
                                : LrnPower::kGeneral;
-    detail::RunKernel(LrnKernel<T, std::is_same_v<L, Nhwc>>{}, job);
+    detail::RunKernelOn(executor, LrnKernel<T, std::is_same_v<L, Nhwc>>{}, job);
   }
 };
 

@@ -36,6 +36,7 @@
 #include "tensorops/layout/nv12_view.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/yuv_coefficients.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -53,6 +54,20 @@ struct Nv12ToRgbKernel {
     YuvFixedPoint k;
     float scale[3], bias[3]; // float output: x * scale + bias
   };
+  // Pairs of rows, which share a chroma row.
+  static WorkSplit Split(const Job& job) {
+    // Reads 1.5 bytes per pixel, writes 3 elements.
+    const double bytes = 2.0 * static_cast<double>(job.width) * (1.5 + 3.0 * sizeof(T));
+    return {job.height / 2, bytes * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    slice.y_plane += 2 * begin * job.row_pitch;
+    slice.cbcr_plane += begin * job.row_pitch;
+    slice.height = 2 * (end - begin);
+    for (T*& d : slice.dst) d = detail::AdvanceBytes(d, 2 * begin * job.dst_row);
+    return slice;
+  }
 };
 
 template <Yuv kYuv = Yuv::kBt601Limited, ChannelOrder kOrder = ChannelOrder::kRgb>
@@ -60,8 +75,9 @@ struct Nv12ToRgb {
   std::array<float, 3> mean = {0.0f, 0.0f, 0.0f};
   std::array<float, 3> stddev = {1.0f, 1.0f, 1.0f};
 
-  template <class T, ImageLayout L>
-  void operator()(const Nv12View<const uint8_t>& frame, const TensorView<T, L>& dst) const {
+  template <class T, ImageLayout L, Executor E = SerialExecutor>
+  void operator()(const Nv12View<const uint8_t>& frame, const TensorView<T, L>& dst,
+                  E&& executor = {}) const {
     static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, float>,
                   "Nv12ToRgb: dst must be a mutable uint8_t or float view");
     const size_t n = dst.dim(L::kN), c = dst.dim(L::kC);
@@ -107,7 +123,7 @@ struct Nv12ToRgb {
       std::swap(job.bias[0], job.bias[2]);
     }
     job.k = YuvFixedPointOf(kYuv);
-    detail::RunKernel(Nv12ToRgbKernel<T, L::kC == 3>{}, job);
+    detail::RunKernelOn(executor, Nv12ToRgbKernel<T, L::kC == 3>{}, job);
   }
 };
 

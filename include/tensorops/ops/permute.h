@@ -30,6 +30,7 @@
 #include "tensorops/dispatch.h"
 #include "tensorops/error.h"
 #include "tensorops/layout/extents.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -63,6 +64,46 @@ struct PermuteKernel {
     PermuteAxis axes[kMaxRank];
     size_t src_inner = 0;
   };
+
+  // Ranges of one axis: every element is written once, so cutting any axis
+  // is exact. The outermost axis with a few blocks to share is cut (dst
+  // stays written in long runs); blocks keep whole rows of vectors or whole
+  // transposed tiles together where the axis is a row or a tile side.
+  static size_t BlockOf(const Job& job, size_t axis) {
+    const bool last = axis + 1 == job.rank;
+    if (last && job.shape == PermuteShape::kCopyRows) return detail::kRowBlock;
+    if (job.shape == PermuteShape::kTranspose && (last || axis == job.src_inner)) return 16;
+    return 1;
+  }
+  static size_t UnitsOf(const Job& job, size_t axis) {
+    return (job.axes[axis].count + BlockOf(job, axis) - 1) / BlockOf(job, axis);
+  }
+  static size_t SplitAxis(const Job& job) {
+    size_t best = 0;
+    for (size_t axis = 0; axis < job.rank; ++axis) {
+      if (UnitsOf(job, axis) >= 4) return axis;
+      if (UnitsOf(job, axis) > UnitsOf(job, best)) best = axis;
+    }
+    return best;
+  }
+  static WorkSplit Split(const Job& job) {
+    size_t elements = 1;
+    for (size_t i = 0; i < job.rank; ++i) elements *= job.axes[i].count;
+    const size_t axis = SplitAxis(job);
+    const double per_block =
+        static_cast<double>(elements / job.axes[axis].count * BlockOf(job, axis));
+    return {UnitsOf(job, axis), per_block * 2 * sizeof(Unit) * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    const size_t axis = SplitAxis(job);
+    const size_t block = BlockOf(job, axis);
+    const size_t first = begin * block;
+    Job slice = job;
+    slice.axes[axis].count = std::min(end * block, job.axes[axis].count) - first;
+    slice.src += first * job.axes[axis].src_stride;
+    slice.dst += first * job.axes[axis].dst_stride;
+    return slice;
+  }
 };
 
 namespace detail {
@@ -120,8 +161,9 @@ bool PlanPermute(const PermuteAxis* axes, size_t rank,
 
 // Moves elements of `element_bytes` bytes along `axes` (see above). The
 // caller has checked that both views hold every offset and do not overlap.
-template <size_t kElementBytes>
-void RunPermute(const void* src, void* dst, const PermuteAxis* axes, size_t rank) {
+template <size_t kElementBytes, class E = SerialExecutor>
+void RunPermute(const void* src, void* dst, const PermuteAxis* axes, size_t rank,
+                E&& executor = {}) {
   static_assert(kElementBytes == 1 || kElementBytes == 2 || kElementBytes == 4 ||
                     kElementBytes == 8,
                 "Permute: elements of 1, 2, 4 or 8 bytes");
@@ -133,7 +175,7 @@ void RunPermute(const void* src, void* dst, const PermuteAxis* axes, size_t rank
   if (!PlanPermute<Unit>(axes, rank, job)) return;
   job.src = static_cast<const uint8_t*>(src);
   job.dst = static_cast<uint8_t*>(dst);
-  RunKernel(PermuteKernel<Unit>{}, job);
+  RunKernelOn(executor, PermuteKernel<Unit>{}, job);
 }
 
 }  // namespace detail

@@ -28,6 +28,7 @@
 #include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/convert.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -45,13 +46,24 @@ struct SoftmaxKernel {
     size_t axis_stride[2];
     bool along_row;
   };
+  // Independent outer positions; the row too unless it is the softmax axis.
+  static WorkSplit Split(const Job& job) {
+    if (job.along_row && job.nest.outer_rank == 0) return {1, 0.0};
+    // Three passes (max, exp-sum, scale); a nest element is one element along
+    // the axis, or a whole column of count elements when the axis is outer.
+    const double elements = job.along_row ? 1.0 : static_cast<double>(job.count);
+    return detail::NestSplit(job.nest, 3.0 * elements * 2 * sizeof(T) * detail::kNsPerByte);
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    return detail::SrcDstSlice(job, begin, end);
+  }
 };
 
 namespace detail {
 
-template <class T, bool kLog, class S, Layout LS, class D, Layout LD>
+template <class T, bool kLog, class S, Layout LS, class D, Layout LD, class E>
 void RunSoftmax(const char* name, int axis_arg, const TensorView<S, LS>& src,
-                const TensorView<D, LD>& dst) {
+                const TensorView<D, LD>& dst, E&& executor) {
   static_assert(std::is_same_v<T, D>, "Softmax: src and dst must have the same element type");
   static_assert(kIsFloatElement<T>, "Softmax: element type must be float, float16 or bfloat16");
   static_assert(!std::is_const_v<D>, "Softmax: dst must be a mutable view");
@@ -99,7 +111,7 @@ void RunSoftmax(const char* name, int axis_arg, const TensorView<S, LS>& src,
     if (d == axis || d >= first_inner) continue;
     AppendLoop(nest, src.dim(d), {src.StrideBytes(d), dst.StrideBytes(d)});
   }
-  RunKernel(SoftmaxKernel<T, kLog>{}, job);
+  RunKernelOn(executor, SoftmaxKernel<T, kLog>{}, job);
 }
 
 }  // namespace detail
@@ -107,18 +119,20 @@ void RunSoftmax(const char* name, int axis_arg, const TensorView<S, LS>& src,
 struct Softmax {
   int axis = -1;  // ONNX-13's default: the last axis
 
-  template <class S, Layout LS, class D, Layout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
-    detail::RunSoftmax<std::remove_const_t<S>, false>("Softmax", axis, src, dst);
+  template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
+    detail::RunSoftmax<std::remove_const_t<S>, false>("Softmax", axis, src, dst, executor);
   }
 };
 
 struct LogSoftmax {
   int axis = -1;
 
-  template <class S, Layout LS, class D, Layout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
-    detail::RunSoftmax<std::remove_const_t<S>, true>("LogSoftmax", axis, src, dst);
+  template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
+    detail::RunSoftmax<std::remove_const_t<S>, true>("LogSoftmax", axis, src, dst, executor);
   }
 };
 

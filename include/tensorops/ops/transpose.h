@@ -45,8 +45,9 @@ void CheckMovable(const S& src, const D& dst, const char* op) {
 struct Transpose {
   Extents perm;  // dst axis k is src axis perm[k]; empty = reversed
 
-  template <class S, Layout LS, class D, Layout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+  template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
     const size_t rank = src.rank();
     Extents p = perm;
     if (p.size() == 0) {
@@ -83,13 +84,14 @@ struct Transpose {
     for (size_t k = 0; k < rank; ++k) {
       axes[k] = {dst.dim(k), src.StrideBytes(p[k]), dst.StrideBytes(k)};
     }
-    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, rank);
+    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, rank, executor);
   }
 };
 
 struct Reorder {
-  template <class S, ImageLayout LS, class D, ImageLayout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+  template <class S, ImageLayout LS, class D, ImageLayout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
     constexpr size_t kSrc[4] = {LS::kN, LS::kC, LS::kH, LS::kW};
     constexpr size_t kDst[4] = {LD::kN, LD::kC, LD::kH, LD::kW};
     constexpr const char* kName[4] = {"N", "C", "H", "W"};
@@ -106,7 +108,7 @@ struct Reorder {
     for (size_t i = 0; i < 4; ++i) {
       axes[i] = {src.dim(kSrc[i]), src.StrideBytes(kSrc[i]), dst.StrideBytes(kDst[i])};
     }
-    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, 4);
+    detail::RunPermute<kElementSize<S>>(src.data(), dst.data(), axes, 4, executor);
   }
 };
 

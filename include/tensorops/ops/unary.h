@@ -49,6 +49,7 @@
 #include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/convert.h"
+#include "tensorops/parallel/split.h"
 
 namespace tensorops {
 
@@ -98,6 +99,11 @@ struct UnaryKernel {
     LoopNest<2> nest;
     UnaryParams params;
   };
+  // Independent rows (or row blocks): see parallel/split.h.
+  static WorkSplit Split(const Job& job) { return detail::SrcDstSplit(job); }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    return detail::SrcDstSlice(job, begin, end);
+  }
 };
 
 template <UnaryKind kKind>
@@ -108,8 +114,9 @@ struct Unary {
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
 
-  template <class S, Layout LS, class D, Layout LD>
-  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst) const {
+  template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
     using T = std::remove_const_t<S>;
     static_assert(!std::is_const_v<D>, "Unary: dst must be a mutable view");
     static_assert(std::is_same_v<T, D>,
@@ -135,7 +142,7 @@ struct Unary {
         src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst),
         UnaryParams{alpha, beta, min, max}};
     if (job.nest.row == 0) return;
-    detail::RunKernel(UnaryKernel<kKind, T>{}, job);
+    detail::RunKernelOn(executor, UnaryKernel<kKind, T>{}, job);
   }
 };
 

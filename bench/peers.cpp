@@ -10,6 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
+#ifdef TENSOROPS_BENCH_OPENMP
+#include <omp.h>
+#endif
+
 #ifdef TENSOROPS_BENCH_EIGEN
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
@@ -536,6 +540,18 @@ bool OneDnnSgemm(const SgemmArgs& g) {
                     dim(g.ldc)) == dnnl_success;
 #else
   (void)g;
+  return false;
+#endif
+}
+
+bool OneDnnSgemmThreads(const SgemmArgs& g, int threads) {
+#if defined(TENSOROPS_BENCH_ONEDNN) && defined(TENSOROPS_BENCH_OPENMP)
+  omp_set_num_threads(threads);
+  const bool ok = OneDnnSgemm(g);
+  omp_set_num_threads(1);
+  return ok;
+#else
+  (void)g, (void)threads;
   return false;
 #endif
 }

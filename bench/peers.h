@@ -78,6 +78,9 @@ struct SgemmArgs {
   size_t ldc;
 };
 bool OneDnnSgemm(const SgemmArgs& args);
+// oneDNN sgemm on `threads` OpenMP threads (the count is restored to 1
+// afterwards); false without oneDNN or OpenMP.
+bool OneDnnSgemmThreads(const SgemmArgs& args, int threads);
 bool OpenBlasSgemm(const SgemmArgs& args);
 bool EigenSgemm(const SgemmArgs& args);
 // The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...):

@@ -24,11 +24,15 @@ def main():
     report = json.loads(out.stdout)
     cases = {}
     flops_cases = {}
+    scaling = {}
     for b in report["benchmarks"]:
         if b.get("error_occurred"):
             continue
         op, impl, case = b["name"].split("/")[:3]
         ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+        if op == "parallel":  # parallel_bench.cpp: same case, several thread counts
+            scaling.setdefault(case, {})[impl] = (ns, b.get("bytes_per_second", 0) / 1e9)
+            continue
         if "flops" in b:  # compute-bound cases (GEMM): GFLOP/s
             flops_cases.setdefault((op, case), {})[impl] = b["flops"] / ns
             continue
@@ -37,7 +41,8 @@ def main():
             "gbps": b.get("bytes_per_second", 0) / 1e9,
             "label": b.get("label", ""),
         }
-    print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
+    if cases:
+        print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
         peers = [v["ns_per_elem"] for k, v in impls.items()
                  if not k.startswith("tensorops") and k != "memcpy"]
@@ -63,9 +68,33 @@ def main():
             speed = f"{gflops / best_peer:.2f}x" if best_peer and impl.startswith("tensorops") else ""
             frac = f"{gflops / peak:.0%}" if peak else ""
             print(f"{op + '/' + case:32} {impl:22} {gflops:8.1f} {speed:>12} {frac:>8}")
+    if scaling:
+        print_scaling(scaling)
     ctx = report["context"]
     print(f"\n{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
           f"caches: " + ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in ctx.get("caches", [])))
+
+
+def print_scaling(scaling):
+    """Speed-up of a 2-worker ThreadPool over the serial call, the 1-worker
+    pool's overhead, and the peers' own scaling (oneDNN on OpenMP threads,
+    memcpy split over the pool: the 2-core bandwidth ceiling)."""
+    print(f"\n{'scaling case':28} {'serial us':>10} {'pool1':>7} {'pool2':>7} {'speed-up':>9} "
+          f"{'GB/s (2)':>9} {'peer 1->2 threads':>18}")
+    for case, impls in sorted(scaling.items()):
+        if "serial" not in impls:
+            continue
+        serial = impls["serial"][0]
+        pool1 = impls.get("pool1", (0, 0))[0]
+        pool2, gbps2 = impls.get("pool2", (0, 0))
+        peer = ""
+        for name in ("onednn", "memcpy_pool"):
+            one, two = impls.get(f"{name}{'_t' if name == 'onednn' else ''}1"), impls.get(f"{name}{'_t' if name == 'onednn' else ''}2")
+            if one and two:
+                peer = f"{name.split('_')[0]} {one[0] / two[0]:.2f}x, {'ours vs' if name == 'onednn' else 'ours of'} {name.split('_')[0]}(2) {two[0] / pool2:.2f}x"
+        print(f"{case:28} {serial / 1e3:10.1f} {pool1 / serial:6.2f}x {pool2 / serial:6.2f}x "
+              f"{serial / pool2:8.2f}x {gbps2:9.1f} {peer}")
+    print("(pool1, pool2: time relative to serial; speed-up = serial / pool2)")
 
 
 if __name__ == "__main__":

@@ -202,7 +202,8 @@ TEMPLATE_TEST_CASE("Parallel: Gather, GatherElements, GatherND, constant indices
 }
 
 TEST_CASE("Parallel: Nv12ToRgb, u8 and normalised f32, planar and interleaved", "[parallel]") {
-  for (const auto& [h, w] : {std::pair<size_t, size_t>{2, 6}, {18, 38}, {64, 100}}) {
+  for (const auto& size : {std::pair<size_t, size_t>{2, 6}, {18, 38}, {64, 100}}) {
+    const size_t h = size.first, w = size.second;
     INFO(h << " x " << w);
     const Pitches pitches = Nv12Pitches(h, w, 16, 64);
     std::vector<uint8_t> bytes(pitches[0]);

@@ -89,6 +89,8 @@ struct PermuteKernel {
   static WorkSplit Split(const Job& job) {
     size_t elements = 1;
     for (size_t i = 0; i < job.rank; ++i) elements *= job.axes[i].count;
+    const double ns = static_cast<double>(elements) * 2 * sizeof(Unit) * detail::kNsPerByte;
+    if (ns < 2 * detail::MinRangeNs()) return {1, ns};  // too small to split: skip the planning
     const size_t axis = SplitAxis(job);
     const double per_block =
         static_cast<double>(elements / job.axes[axis].count * BlockOf(job, axis));

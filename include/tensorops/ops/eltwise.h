@@ -24,7 +24,6 @@
 #ifndef TENSOROPS_OPS_ELTWISE_H_
 #define TENSOROPS_OPS_ELTWISE_H_
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -72,36 +71,21 @@ struct EltwiseKernel {
     float weights[kMaxEltwiseInputs];
     bool weighted;
   };
-  // The outermost loop, or blocks of the row when there is none (as
+  // The outermost loop, or blocks of the row when there is none (see
   // detail::NestSplit); broadcast inputs (stride 0) stay where they are.
   static WorkSplit Split(const Job& job) {
-    const EltwiseNest& nest = job.nest;
-    const double bytes_per_element = static_cast<double>((nest.inputs + 1) * sizeof(T));
-    if (nest.outer_rank > 0) {
-      double per = static_cast<double>(nest.row);
-      for (size_t i = 1; i < nest.outer_rank; ++i) per *= static_cast<double>(nest.count[i]);
-      return {nest.count[0], per * bytes_per_element * detail::kNsPerByte};
-    }
-    return {(nest.row + detail::kRowBlock - 1) / detail::kRowBlock,
-            detail::kRowBlock * bytes_per_element * detail::kNsPerByte};
+    const auto bytes_per_element = static_cast<double>((job.nest.inputs + 1) * sizeof(T));
+    return detail::NestSplit(job.nest, bytes_per_element * detail::kNsPerByte);
   }
   static Job Slice(const Job& job, size_t begin, size_t end) {
-    const EltwiseNest& nest = job.nest;
+    const size_t n = job.nest.inputs;  // views 0..n-1 are the inputs, view n is dst
+    size_t row_step[kMaxEltwiseInputs + 1], offset[kMaxEltwiseInputs + 1];
+    for (size_t k = 0; k < n; ++k) row_step[k] = job.nest.row_step[k];
+    row_step[n] = sizeof(T);
     Job slice = job;
-    if (nest.outer_rank > 0) {
-      slice.nest.count[0] = end - begin;
-      for (size_t k = 0; k < nest.inputs; ++k) {
-        slice.src[k] = detail::AdvanceBytes(job.src[k], begin * nest.stride[k][0]);
-      }
-      slice.dst = detail::AdvanceBytes(job.dst, begin * nest.stride[nest.inputs][0]);
-    } else {
-      const size_t first = begin * detail::kRowBlock;
-      slice.nest.row = std::min(end * detail::kRowBlock, nest.row) - first;
-      for (size_t k = 0; k < nest.inputs; ++k) {
-        slice.src[k] = detail::AdvanceBytes(job.src[k], first * nest.row_step[k]);
-      }
-      slice.dst = job.dst + first;
-    }
+    slice.nest = detail::SliceNest(job.nest, begin, end, n + 1, row_step, offset);
+    for (size_t k = 0; k < n; ++k) slice.src[k] = detail::AdvanceBytes(job.src[k], offset[k]);
+    slice.dst = detail::AdvanceBytes(job.dst, offset[n]);
     return slice;
   }
 };

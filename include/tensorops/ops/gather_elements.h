@@ -55,7 +55,7 @@ struct GatherElementsKernel {
     size_t offset[3];
     const size_t row_step[3] = {static_cast<size_t>(job.position_step) * kBytes, sizeof(Index),
                                 kBytes};
-    slice.nest = detail::SliceNest(job.nest, begin, end, row_step, offset);
+    slice.nest = detail::SliceNest(job.nest, begin, end, 3, row_step, offset);
     // An empty axis (zero-fill policy) may come with a null data pointer.
     if (job.axis_size != 0) slice.data += offset[0];
     slice.indices = detail::AdvanceBytes(job.indices, offset[1]);

@@ -94,32 +94,35 @@ T* AdvanceBytes(T* p, size_t bytes) {
 
 // Loop nests split along their outermost loop, or along the row (in blocks
 // of kRowBlock elements, so that every range but the last starts on a whole
-// number of vectors) when there is no outer loop.
+// number of vectors) when there is no outer loop. `Nest` is a LoopNest or any
+// nest with the same members (outer_rank, count, stride per view, row), such
+// as Eltwise's.
 inline constexpr size_t kRowBlock = 1024;
 
-template <size_t K>
-WorkSplit NestSplit(const LoopNest<K>& nest, double ns_per_element) {
+template <class Nest>
+WorkSplit NestSplit(const Nest& nest, double ns_per_element) {
   if (nest.outer_rank > 0) {
-    const double per = static_cast<double>(nest.ElementCount() / nest.count[0]);
+    double per = static_cast<double>(nest.row);
+    for (size_t i = 1; i < nest.outer_rank; ++i) per *= static_cast<double>(nest.count[i]);
     return {nest.count[0], per * ns_per_element};
   }
   return {(nest.row + kRowBlock - 1) / kRowBlock, kRowBlock * ns_per_element};
 }
 
-// `nest` restricted to units [begin, end) of NestSplit; `offset[k]` receives
-// the byte offset of view k's first element (view k's elements along the row
-// are `row_step[k]` bytes apart).
-template <size_t K>
-LoopNest<K> SliceNest(const LoopNest<K>& nest, size_t begin, size_t end,
-                      const size_t (&row_step)[K], size_t (&offset)[K]) {
-  LoopNest<K> slice = nest;
+// `nest` restricted to units [begin, end) of NestSplit; for each of its
+// `views` views, `offset[k]` receives the byte offset of view k's first
+// element (view k's elements along the row are `row_step[k]` bytes apart).
+template <class Nest>
+Nest SliceNest(const Nest& nest, size_t begin, size_t end, size_t views, const size_t* row_step,
+               size_t* offset) {
+  Nest slice = nest;
   if (nest.outer_rank > 0) {
     slice.count[0] = end - begin;
-    for (size_t k = 0; k < K; ++k) offset[k] = begin * nest.stride[k][0];
+    for (size_t k = 0; k < views; ++k) offset[k] = begin * nest.stride[k][0];
   } else {
     const size_t first = begin * kRowBlock;
     slice.row = std::min(end * kRowBlock, nest.row) - first;
-    for (size_t k = 0; k < K; ++k) offset[k] = first * row_step[k];
+    for (size_t k = 0; k < views; ++k) offset[k] = first * row_step[k];
   }
   return slice;
 }
@@ -135,8 +138,9 @@ WorkSplit SrcDstSplit(const Job& job) {
 template <class Job>
 Job SrcDstSlice(const Job& job, size_t begin, size_t end) {
   Job slice = job;
+  const size_t row_step[2] = {sizeof(*job.src), sizeof(*job.dst)};
   size_t offset[2];
-  slice.nest = SliceNest(job.nest, begin, end, {sizeof(*job.src), sizeof(*job.dst)}, offset);
+  slice.nest = SliceNest(job.nest, begin, end, 2, row_step, offset);
   slice.src = AdvanceBytes(job.src, offset[0]);
   slice.dst = AdvanceBytes(job.dst, offset[1]);
   return slice;

@@ -100,6 +100,14 @@ inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 4 * mr; }
 
 inline constexpr size_t kGemmScratchAlign = 64;
 
+// The first kGemmScratchAlign boundary at or after p (scratch sizes include
+// kGemmScratchAlign bytes of room for this).
+inline float* AlignGemmScratch(void* p) {
+  auto base = reinterpret_cast<uintptr_t>(p);
+  base = (base + kGemmScratchAlign - 1) / kGemmScratchAlign * kGemmScratchAlign;
+  return reinterpret_cast<float*>(base);
+}
+
 // The plain call's scratch: one buffer per calling thread (each executor
 // worker has its own), grown to the largest call and freed when the thread
 // ends. A fresh multi-megabyte allocation per call would be returned to the
@@ -114,9 +122,7 @@ inline float* GemmThreadScratch(size_t bytes) {
     buffer.reset(new std::byte[bytes]);
     size = bytes;
   }
-  auto base = reinterpret_cast<uintptr_t>(buffer.get());
-  base = (base + kGemmScratchAlign - 1) / kGemmScratchAlign * kGemmScratchAlign;
-  return reinterpret_cast<float*>(base);
+  return AlignGemmScratch(buffer.get());
 }
 
 }  // namespace detail
@@ -325,10 +331,7 @@ struct Gemm {
         detail::Fail(ErrorCode::kBadArgument, "Gemm: scratch holds ", scratch.size(),
                      " bytes, this call needs ", need, " (Gemm::ScratchBytes)");
       }
-      auto base = reinterpret_cast<uintptr_t>(scratch.data());
-      base = (base + detail::kGemmScratchAlign - 1) / detail::kGemmScratchAlign *
-             detail::kGemmScratchAlign;
-      aligned_scratch = reinterpret_cast<float*>(base);
+      aligned_scratch = detail::AlignGemmScratch(scratch.data());
     } else {
       aligned_scratch = detail::GemmThreadScratch(need - detail::kGemmScratchAlign);
     }

@@ -62,12 +62,20 @@ void SoftmaxCase(benchmark::State& state, size_t threads, size_t outer, size_t c
   SetRates(state, in.size(), in.size() * 8);
 }
 
-void LrnCase(benchmark::State& state, size_t threads, size_t n, size_t c, size_t hw) {
+// An image op from NCHW float (n, c, hw, hw) to layout DL: op(src, dst, executor).
+template <class DL, class Op>
+void ImageCase(benchmark::State& state, size_t threads, size_t n, size_t c, size_t hw,
+               const Op& op) {
   const auto in = Values(n * c * hw * hw);
   std::vector<float> out(in.size());
+  Dims dst_dims{0, 0, 0, 0};
+  dst_dims[DL::kN] = n;
+  dst_dims[DL::kC] = c;
+  dst_dims[DL::kH] = hw;
+  dst_dims[DL::kW] = hw;
   const TensorView<const float, Nchw> src(in.data(), {n, c, hw, hw});
-  const TensorView<float, Nchw> dst(out.data(), {n, c, hw, hw});
-  Loop(state, threads, [&](auto&& e) { Lrn{}(src, dst, e); });
+  const TensorView<float, DL> dst(out.data(), dst_dims);
+  Loop(state, threads, [&](auto&& e) { op(src, dst, e); });
   SetRates(state, in.size(), in.size() * 8);
 }
 
@@ -84,15 +92,6 @@ void GatherElementsCase(benchmark::State& state, size_t threads) {
     GatherElements<int32_t>{.axis = 1, .bounds = Bounds::kUnchecked}(d, k, o, e);
   });
   SetRates(state, out.size(), out.size() * 12);
-}
-
-void ReorderCase(benchmark::State& state, size_t threads, size_t n, size_t c, size_t hw) {
-  const auto in = Values(n * c * hw * hw);
-  std::vector<float> out(in.size());
-  const TensorView<const float, Nchw> src(in.data(), {n, c, hw, hw});
-  const TensorView<float, Nhwc> dst(out.data(), {n, hw, hw, c});
-  Loop(state, threads, [&](auto&& e) { Reorder{}(src, dst, e); });
-  SetRates(state, in.size(), in.size() * 8);
 }
 
 void Nv12Case(benchmark::State& state, size_t threads, size_t h, size_t w) {
@@ -165,9 +164,13 @@ const bool kRegistered = [] {
   };
   // DRAM-sized cases (25.7, 12.8, 16.8 / 4.2, 12.8, 3.1 + 24.9 MB).
   reg("softmax_32x64x3136", [](benchmark::State& s, size_t t) { SoftmaxCase(s, t, 32, 64, 3136); });
-  reg("lrn_4x64x112x112", [](benchmark::State& s, size_t t) { LrnCase(s, t, 4, 64, 112); });
+  reg("lrn_4x64x112x112", [](benchmark::State& s, size_t t) {
+    ImageCase<Nchw>(s, t, 4, 64, 112, [](const auto& x, const auto& y, auto& e) { Lrn{}(x, y, e); });
+  });
   reg("gather_elements_64x256x64", [](benchmark::State& s, size_t t) { GatherElementsCase(s, t); });
-  reg("reorder_4x64x112x112", [](benchmark::State& s, size_t t) { ReorderCase(s, t, 4, 64, 112); });
+  reg("reorder_4x64x112x112", [](benchmark::State& s, size_t t) {
+    ImageCase<Nhwc>(s, t, 4, 64, 112, [](const auto& x, const auto& y, auto& e) { Reorder{}(x, y, e); });
+  });
   reg("nv12_f32_1080x1920", [](benchmark::State& s, size_t t) { Nv12Case(s, t, 1080, 1920); });
   reg("sgemm_1024x1024x1024", [](benchmark::State& s, size_t t) { SgemmCase(s, t, 1024, 1024, 1024); });
   reg("sgemm_16x1024x1024", [](benchmark::State& s, size_t t) { SgemmCase(s, t, 16, 1024, 1024); });
@@ -175,7 +178,9 @@ const bool kRegistered = [] {
   reg("small_softmax_10x100", [](benchmark::State& s, size_t t) { SoftmaxCase(s, t, 10, 100, 1); });
   reg("small_gelu_1000", [](benchmark::State& s, size_t t) { UnaryCase(s, t, 1000); });
   reg("small_sgemm_32x32x32", [](benchmark::State& s, size_t t) { SgemmCase(s, t, 32, 32, 32); });
-  reg("small_reorder_1x16x8x8", [](benchmark::State& s, size_t t) { ReorderCase(s, t, 1, 16, 8); });
+  reg("small_reorder_1x16x8x8", [](benchmark::State& s, size_t t) {
+    ImageCase<Nhwc>(s, t, 1, 16, 8, [](const auto& x, const auto& y, auto& e) { Reorder{}(x, y, e); });
+  });
   for (int threads : {1, 2}) {
     const std::string impl = "onednn_t" + std::to_string(threads);
     benchmark::RegisterBenchmark(("parallel/" + impl + "/sgemm_1024x1024x1024").c_str(),

@@ -4,13 +4,15 @@
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
 #            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
 #            (the colour tests' oracle)
-#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen) and python3
+#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen) and python3;
+#            oneDNN's CMake package requires OpenCL's (Debian's build has the
+#            OpenCL GPU runtime), which apt only recommends, so it is named here
 set -eu
 
 packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata
   libopencv-imgproc-dev"
 if [ "${1:-}" = "--bench" ]; then
-  packages="$packages libdnnl-dev libopenblas-dev libeigen3-dev python3"
+  packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev python3"
 fi
 
 missing=""

@@ -12,6 +12,7 @@
 #include <hwy/highway.h>
 
 #include "tensorops/detail/row-inl.h"
+#include "tensorops/detail/tile_transpose-inl.h"
 #include "tensorops/ops/permute.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -60,26 +61,6 @@ HWY_INLINE void TransposeScalar(const uint8_t* src, size_t src_row, uint8_t* dst
     }
   }
 }
-
-#if HWY_TARGET != HWY_SCALAR
-// Transposes the N x N tile held in v[0..N) (v[r] = row r) in place, N =
-// Lanes(d) a power of two. Each round pairs rows (2i, 2i+1) and sends their
-// even lanes to row i and odd lanes to row i + N/2: on the bits of (row,
-// lane) this is a rotation by one, so log2(N) rounds swap row and lane.
-template <class D>
-HWY_INLINE void TransposeTileInRegisters(D d, hn::Vec<D>* v) {
-  constexpr size_t kN = hn::MaxLanes(D());
-  hn::Vec<D> next[kN];
-  for (size_t round = 1; round < kN; round *= 2) {
-    for (size_t i = 0; i < kN / 2; ++i) {
-      next[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
-      next[i + kN / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
-    }
-    for (size_t i = 0; i < kN; ++i) v[i] = next[i];
-  }
-}
-
-#endif  // HWY_TARGET != HWY_SCALAR
 
 // The tile: at most 16 lanes (16 row vectors stay in registers on AVX-512),
 // a whole number of lanes (capped tags have compile-time lane counts).

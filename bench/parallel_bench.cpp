@@ -190,10 +190,10 @@ const bool kRegistered = [] {
                                  [threads](benchmark::State& s) { SgemmOneDnn(s, threads, 16, 1024, 1024); })
         ->UseRealTime();
     const std::string memcpy_impl = "memcpy_pool" + std::to_string(threads);
-    const size_t bytes = 32 * 64 * 3136 * 8;
     benchmark::RegisterBenchmark(("parallel/" + memcpy_impl + "/softmax_32x64x3136").c_str(),
-                                 [threads, bytes](benchmark::State& s) {
-                                   MemcpyCase(s, static_cast<size_t>(threads), bytes / 8, bytes);
+                                 [threads](benchmark::State& s) {
+                                   constexpr size_t kBytes = 32 * 64 * 3136 * 8;
+                                   MemcpyCase(s, static_cast<size_t>(threads), kBytes / 8, kBytes);
                                  })
         ->UseRealTime();
   }

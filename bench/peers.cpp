@@ -31,6 +31,17 @@
 
 namespace tensorops::bench {
 
+#ifdef TENSOROPS_BENCH_OPENMP
+// oneDNN's threads are OpenMP's, and OpenMP starts with one per core: the
+// single-threaded comparisons must not run oneDNN on two cores unless the
+// environment says OMP_NUM_THREADS=1 (report.py does; a direct run may not).
+// The scaling bench sets its own count around each call.
+const bool kPeersSingleThreaded = [] {
+  omp_set_num_threads(1);
+  return true;
+}();
+#endif
+
 namespace {
 
 // What a user writes without a library: the textbook scalar conversion with

@@ -81,23 +81,26 @@ HWY_NOINLINE void TransposeMatrix(const uint8_t* src, size_t src_row, uint8_t* d
   constexpr size_t kN = hn::MaxLanes(TileTag<Unit>());
   static_assert(kN >= 2 && (kN & (kN - 1)) == 0, "tile lanes: a power of two");
   const size_t full_rows = rows / kN * kN, full_cols = cols / kN * kN;
-  for (size_t b = 0; b < full_cols; b += kN) {
-    for (size_t a = 0; a < full_rows; a += kN) {
-      hn::Vec<decltype(d)> v[kN];
-      for (size_t r = 0; r < kN; ++r) {
-        v[r] = hn::LoadU(d, reinterpret_cast<const Unit*>(src + (a + r) * src_row +
-                                                         b * kB));
-      }
-      TransposeTileInRegisters(d, v);
-      for (size_t r = 0; r < kN; ++r) {
-        hn::StoreU(v[r], d, reinterpret_cast<Unit*>(dst + (b + r) * dst_row + a * kB));
-      }
+  const auto tile = [&](size_t a, size_t b) {
+    hn::Vec<decltype(d)> v[kN];
+    for (size_t r = 0; r < kN; ++r) {
+      v[r] = hn::LoadU(d, reinterpret_cast<const Unit*>(src + (a + r) * src_row + b * kB));
     }
-    // Rows past the last whole tile, for these columns.
-    TransposeScalar<Unit>(src + full_rows * src_row + b * kB, src_row,
-                          dst + b * dst_row + full_rows * kB, dst_row,
-                          rows - full_rows, kN);
+    TransposeTileInRegisters(d, v);
+    for (size_t r = 0; r < kN; ++r) {
+      hn::StoreU(v[r], d, reinterpret_cast<Unit*>(dst + (b + r) * dst_row + a * kB));
+    }
+  };
+  // Bands of kN source rows, each walked along its columns: kN sequential
+  // read streams, which the hardware prefetcher follows. Walking down the
+  // columns instead keeps `rows` streams open (64 for an NCHW -> NHWC of 64
+  // channels), too many to prefetch: measured 1.6x slower there.
+  for (size_t a = 0; a < full_rows; a += kN) {
+    for (size_t b = 0; b < full_cols; b += kN) tile(a, b);
   }
+  // Rows past the last whole band, for the columns of whole tiles.
+  TransposeScalar<Unit>(src + full_rows * src_row, src_row, dst + full_rows * kB, dst_row,
+                        rows - full_rows, full_cols);
   // Columns past the last whole tile, for every row.
   TransposeScalar<Unit>(src + full_cols * kB, src_row, dst + full_cols * dst_row,
                         dst_row, rows, cols - full_cols);

@@ -90,36 +90,10 @@ HWY_INLINE const T* ElementAt(const T* base, size_t offset_bytes) {
   return reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(base) + offset_bytes);
 }
 
-#if HWY_TARGET != HWY_SCALAR
 // Float rows of A are packed by square tiles transposed in registers: a
 // scalar scatter into the panel costs ~1.4 cycles per element, which was 9%
 // of a 256^3 SGEMM. Tiles of 8 where the panel has 8 rows, else 4.
-inline constexpr size_t kPackTile = HWY_MIN(kGemmRows >= 8 ? 8 : 4, hn::MaxLanes(GemmTag()));
-using PackTileTag = hn::CappedTag<float, kPackTile>;
-
-// `rows` rows of float A (row_bytes apart) x `depth` into a panel (kGemmRows
-// floats per k).
-HWY_INLINE void PackFloatRows(const float* a, size_t row_bytes, size_t rows, size_t depth,
-                              float* HWY_RESTRICT panel) {
-  const PackTileTag d;
-  static_assert(hn::MaxLanes(PackTileTag()) == kPackTile, "one tile row per vector");
-  const auto row = [&](size_t i) { return ElementAt(a, i * row_bytes); };
-  const size_t whole_depth = depth / kPackTile * kPackTile;
-  size_t i = 0;
-  for (; i + kPackTile <= rows; i += kPackTile) {
-    for (size_t k = 0; k < whole_depth; k += kPackTile) {
-      hn::Vec<PackTileTag> v[kPackTile];
-      for (size_t r = 0; r < kPackTile; ++r) v[r] = hn::LoadU(d, row(i + r) + k);
-      TransposeTileInRegisters(d, v);
-      for (size_t r = 0; r < kPackTile; ++r) hn::StoreU(v[r], d, panel + (k + r) * kGemmRows + i);
-    }
-    for (size_t k = whole_depth; k < depth; ++k) {
-      for (size_t r = 0; r < kPackTile; ++r) panel[k * kGemmRows + i + r] = row(i + r)[k];
-    }
-  }
-  for (; i < rows; ++i) WidenScatter<float>(row(i), depth, panel + i, kGemmRows);
-}
-#endif
+inline constexpr size_t kPackTile = kGemmRows >= 8 ? 8 : 4;
 
 // Packs rows [i0, i0 + rows) x depths [p0, p0 + depth) of op(A) into panels
 // of kGemmRows rows: panel t holds (i, k) at t * kGemmRows * depth +
@@ -133,13 +107,12 @@ void PackA(const TA* a, const size_t (&stride)[2], size_t i0, size_t rows, size_
     float* panel = out + t * kGemmRows * depth;
     const size_t first = i0 + t * kGemmRows;
     if (stride[1] == sizeof(TA)) {  // rows of op(A) are contiguous along k
-#if HWY_TARGET != HWY_SCALAR
-      if constexpr (hwy::IsSame<TA, float>()) {
-        PackFloatRows(ElementAt(a, first * stride[0] + p0 * sizeof(float)), stride[0], here,
-                      depth, panel);
+      if constexpr (hwy::IsSame<TA, float>()) {  // panel (k, i) = A (i, k), as bits
+        TransposeMatrix<uint32_t, kPackTile>(
+            reinterpret_cast<const uint8_t*>(ElementAt(a, first * stride[0] + p0 * sizeof(float))),
+            stride[0], reinterpret_cast<uint8_t*>(panel), kGemmRows * sizeof(float), here, depth);
         continue;
       }
-#endif
       for (size_t i = 0; i < here; ++i) {
         WidenScatter<TA>(ElementAt(a, (first + i) * stride[0] + p0 * stride[1]), depth, panel + i,
                          kGemmRows);

@@ -1,7 +1,7 @@
 // ShuffleLayer's NHWC kernel: per pixel, split channel pairs into two tensors
 // (type 0) or merge two tensors into channel pairs (type 1), with the vector
-// (de)interleaves of the Permute engine. ChannelShuffle and NCHW ShuffleLayer
-// run on the Permute kernels directly.
+// (de)interleaves of the Permute engine; its NCHW kernel: plane-pair copies.
+// ChannelShuffle runs on the Permute kernels directly.
 //
 // Included once per target through tensorops/kernels-inl.h.
 #if defined(TENSOROPS_OPS_CHANNEL_SHUFFLE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -43,6 +43,25 @@ struct Impl<ShuffleLayerKernel<Unit, kType>> {
           } else {
             InterleaveRows<2, Unit>({s0, s1}, d0, job.pairs[0]);
             InterleaveRows<2, Unit>({s0 + second, s1 + second}, d1, job.pairs[1]);
+          }
+        }
+      }
+    }
+  }
+};
+
+template <>
+struct Impl<ShuffleLayerPlanesKernel> {
+  using Job = ShuffleLayerPlanesKernel::Job;
+
+  static void Run(const ShuffleLayerPlanesKernel&, const Job& job) {
+    for (size_t n = 0; n < job.images; ++n) {
+      for (size_t c = 0; c < job.pairs; ++c) {
+        for (size_t p = 0; p < 2; ++p) {
+          const uint8_t* from = job.src[p] + n * job.src_image[p] + c * job.src_pair[p];
+          uint8_t* to = job.dst[p] + n * job.dst_image[p] + c * job.dst_pair[p];
+          for (size_t r = 0; r < job.rows; ++r) {
+            CopyBytesRow(from + r * job.src_row[p], to + r * job.dst_row[p], job.row_bytes);
           }
         }
       }

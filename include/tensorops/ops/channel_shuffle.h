@@ -91,6 +91,40 @@ struct ShuffleLayerKernel {
   }
 };
 
+// The NCHW kernel of ShuffleLayer: a sequence of channel-plane pairs on one
+// side (a source for type 0, a destination for type 1) and two plane
+// sequences on the other. Plane pair c: side p (0 or 1) copies the plane at
+// src[p] + c * src_pair[p] to dst[p] + c * dst_pair[p], every row of it. The
+// pairs go in order so that the interleaved side is read or written front to
+// back: two passes that each skip every other plane ran at 60-70% of memcpy.
+struct ShuffleLayerPlanesKernel {
+  struct Job {
+    const uint8_t* src[2];
+    uint8_t* dst[2];
+    size_t images, pairs, rows, row_bytes;
+    size_t src_image[2], dst_image[2];  // bytes per step of N, per side
+    size_t src_pair[2], dst_pair[2];    // bytes per plane pair
+    size_t src_row[2], dst_row[2];      // bytes per row of a plane
+  };
+  // Images when there are several, else plane pairs.
+  static WorkSplit Split(const Job& job) {
+    const size_t units = job.images > 1 ? job.images : job.pairs;
+    const double bytes = static_cast<double>(job.images * job.pairs / units) * 4.0 *
+                         static_cast<double>(job.rows * job.row_bytes);
+    return {units, bytes * detail::kNsPerByte};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    const bool by_image = job.images > 1;
+    (by_image ? slice.images : slice.pairs) = end - begin;
+    for (size_t p = 0; p < 2; ++p) {
+      slice.src[p] += begin * (by_image ? job.src_image[p] : job.src_pair[p]);
+      slice.dst[p] += begin * (by_image ? job.dst_image[p] : job.dst_pair[p]);
+    }
+    return slice;
+  }
+};
+
 template <int kType>
 struct ShuffleLayer {
   static_assert(kType == 0 || kType == 1, "ShuffleLayer: type 0 or 1");
@@ -106,31 +140,61 @@ struct ShuffleLayer {
     const size_t c0 = kType == 0 ? src0.dim(L::kC) : dst0.dim(L::kC);
     const size_t c1 = kType == 0 ? src1.dim(L::kC) : dst1.dim(L::kC);
     if constexpr (L::kC < L::kH) {
-      // NCHW: whole channel planes. Copies `count` planes from `from` (starting
-      // at channel from_c, every from_step-th) to `to` (to_c, every to_step-th).
-      const auto planes = [&](const auto& from, size_t from_c, size_t from_step,
-                              const auto& to, size_t to_c, size_t to_step, size_t count) {
-        if (count == 0) return;
-        const size_t fc = from.StrideBytes(L::kC), tc = to.StrideBytes(L::kC);
-        const PermuteAxis axes[4] = {
-            {from.dim(L::kN), from.StrideBytes(L::kN), to.StrideBytes(L::kN)},
-            {count, from_step * fc, to_step * tc},
-            {from.dim(L::kH), from.StrideBytes(L::kH), to.StrideBytes(L::kH)},
-            {from.dim(L::kW), from.StrideBytes(L::kW), to.StrideBytes(L::kW)}};
-        detail::RunPermute<kB>(reinterpret_cast<const uint8_t*>(from.data()) + from_c * fc,
-                               reinterpret_cast<uint8_t*>(to.data()) + to_c * tc, axes, 4,
-                               executor);
-      };
-      for (size_t s = 0; s < 2; ++s) {
-        if constexpr (kType == 0) {  // src_i channel 2c + s -> dst_s
-          const auto& half = s == 0 ? dst0 : dst1;
-          planes(src0, s, 2, half, 0, 1, c0 / 2);
-          planes(src1, s, 2, half, c0 / 2, 1, c1 / 2);
-        } else {  // src_s channel c -> y channel 2c + s
-          const auto& half = s == 0 ? src0 : src1;
-          planes(half, 0, 1, dst0, s, 2, c0 / 2);
-          planes(half, c0 / 2, 1, dst1, s, 2, c1 / 2);
+      // NCHW: whole channel planes. Segment i is the part of the pair side
+      // that belongs to src_i (type 0) or dst_i (type 1): c_i / 2 plane pairs,
+      // at channel offset first_i / 2 of the two-tensor side.
+      const auto segment = [&](const auto& paired, const auto& side0, const auto& side1,
+                               size_t first_pair, size_t pairs) {
+        if (pairs == 0) return;
+        ShuffleLayerPlanesKernel::Job job;
+        const std::remove_reference_t<decltype(side0)>* sides[2] = {&side0, &side1};
+        job.images = paired.dim(L::kN);
+        job.pairs = pairs;
+        job.rows = paired.dim(L::kH);
+        job.row_bytes = paired.dim(L::kW) * kB;
+        for (size_t p = 0; p < 2; ++p) {
+          // The pair side steps two planes per pair; plane p is the odd one.
+          const uint8_t* pair_base = reinterpret_cast<const uint8_t*>(paired.data()) +
+                                     p * paired.StrideBytes(L::kC);
+          const uint8_t* side_base = reinterpret_cast<const uint8_t*>(sides[p]->data()) +
+                                     first_pair * sides[p]->StrideBytes(L::kC);
+          const size_t pair_steps[3] = {paired.StrideBytes(L::kN), 2 * paired.StrideBytes(L::kC),
+                                        paired.StrideBytes(L::kH)};
+          const size_t side_steps[3] = {sides[p]->StrideBytes(L::kN),
+                                        sides[p]->StrideBytes(L::kC),
+                                        sides[p]->StrideBytes(L::kH)};
+          const bool from_pairs = kType == 0;
+          job.src[p] = from_pairs ? pair_base : side_base;
+          // The destination views are mutable (checked above); only the
+          // shared lambda saw them as const bytes.
+          job.dst[p] = const_cast<uint8_t*>(from_pairs ? side_base : pair_base);
+          const size_t* src_steps = from_pairs ? pair_steps : side_steps;
+          const size_t* dst_steps = from_pairs ? side_steps : pair_steps;
+          job.src_image[p] = src_steps[0];
+          job.src_pair[p] = src_steps[1];
+          job.src_row[p] = src_steps[2];
+          job.dst_image[p] = dst_steps[0];
+          job.dst_pair[p] = dst_steps[1];
+          job.dst_row[p] = dst_steps[2];
         }
+        // Dense planes are one row each.
+        bool dense = true;
+        for (size_t p = 0; p < 2; ++p) {
+          dense = dense && job.src_row[p] == job.row_bytes && job.dst_row[p] == job.row_bytes;
+        }
+        if (dense) {
+          job.row_bytes *= job.rows;
+          job.rows = 1;
+        }
+        if (job.images == 0 || job.rows == 0 || job.row_bytes == 0) return;
+        detail::RunKernelOn(executor, ShuffleLayerPlanesKernel{}, job);
+      };
+      if constexpr (kType == 0) {
+        segment(src0, dst0, dst1, 0, c0 / 2);
+        segment(src1, dst0, dst1, c0 / 2, c1 / 2);
+      } else {
+        segment(dst0, src0, src1, 0, c0 / 2);
+        segment(dst1, src0, src1, c0 / 2, c1 / 2);
       }
     } else {
       typename ShuffleLayerKernel<Unit, kType>::Job job;

@@ -147,7 +147,7 @@ void CheckGemm(const Case& cs, bool packed_b = false, bool c_is_nan = false) {
 }
 
 TEST_CASE("Gemm: small sizes around the register tile, every transpose", "[gemm]") {
-  for (size_t m : {1, 2, 5, 6, 7, 8, 9, 17}) {
+  for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17}) {
     for (size_t n : {1, 3, 16, 31, 48, 50}) {
       for (size_t k : {1, 2, 7, 64}) {
         for (int t = 0; t < 4; ++t) CheckGemm({m, n, k, (t & 1) != 0, (t & 2) != 0});
@@ -166,9 +166,12 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   CheckGemm({3, blk.nc + 7, 5});                            // two N blocks, small M
   CheckGemm({40, blk.nc + 7, 3, false, true, 1.0f, 0.5f});  // two N blocks, packed B
   CheckGemm({100, 100, 100, false, false, 1.0f, 0.0f, 3});
-  // M <= 2 with float B streams B's rows; it must match the packed path's bits.
+  // M <= 4 (2 on 16-register targets) with float B streams B's rows; it must
+  // match the packed path's bits.
   CheckGemm({2, 37, 2 * blk.kc + 9, false, false, 0.5f, 1.0f, 1}, /*packed_b=*/true);
   CheckGemm({1, blk.nc + 3, 9}, /*packed_b=*/true);
+  CheckGemm({3, 53, blk.kc + 6, false, false, 1.0f, 0.5f, 2}, /*packed_b=*/true);
+  CheckGemm({4, blk.nc + 5, 11}, /*packed_b=*/true);
 }
 
 TEST_CASE("Gemm: alpha and beta; beta = 0 never reads C, alpha = 0 never reads A, B", "[gemm]") {

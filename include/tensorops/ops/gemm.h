@@ -290,7 +290,7 @@ struct Gemm {
     const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
     const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
     // The B part also holds the few rows of accumulators of the small-M
-    // path (up to 2 x N), hence at least 4 rows even when K < 4.
+    // path (up to 4 x N), hence at least 4 rows even when K < 4.
     return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) +
            detail::kGemmScratchAlign;
   }

@@ -10,6 +10,8 @@
 #define TENSOROPS_DETAIL_ROW_INL_H_
 #endif
 
+#include <cstring>
+
 #include <hwy/highway.h>
 
 #include "tensorops/layout/loop_nest.h"
@@ -45,9 +47,20 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
   for (size_t i = 0; i < count; ++i) p[i] = buffer[i];
 }
 
-// Copies n bytes with full vectors and one partial tail.
+// Copies n bytes: short rows with full vectors and one partial tail, long
+// ones with the C library's memcpy, which aligns its stores to the
+// destination's cache lines (a vector loop from a buffer 16 bytes off a line
+// splits every store in two) and is tuned per CPU: ShuffleLayer's 3 KiB
+// planes copied 6% faster. Below 1 KiB the call costs more than it saves
+// (gathering rows of 256 bytes: 5-15% slower through memcpy).
+inline constexpr size_t kMemcpyMinBytes = 1024;
+
 HWY_INLINE void CopyBytesRow(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to,
                              size_t n) {
+  if (n >= kMemcpyMinBytes) {
+    std::memcpy(to, from, n);
+    return;
+  }
   const hn::ScalableTag<uint8_t> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;

@@ -249,7 +249,7 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 // accumulators that stay in L1. The arithmetic is the micro-kernel's (per
 // KC block: FMAs in k order from zero, then alpha * sum + beta * C), so the
 // results are the same bits as the packed path.
-// Measured (1024 x 1024 B, AVX3_DL): M = 1 0.90x -> 1.0x oneDNN once B's rows
+// Measured (1024 x 1024 B, AVX3_DL): M = 1 0.90x -> 0.94-0.97x oneDNN once B's rows
 // were loaded in one loop body; M = 4 from the micro-kernel's strided walk
 // (109 us) to 86 us. Eight B rows per pass instead of four: 10% slower (eight
 // streams). Four rows of A need 16 broadcasts + 4 rows of B + a sum: 21

@@ -57,12 +57,12 @@ struct Impl<ShuffleLayerPlanesKernel> {
   static void Run(const ShuffleLayerPlanesKernel&, const Job& job) {
     for (size_t n = 0; n < job.images; ++n) {
       for (size_t c = 0; c < job.pairs; ++c) {
-        for (size_t p = 0; p < 2; ++p) {
-          const uint8_t* from = job.src[p] + n * job.src_image[p] + c * job.src_pair[p];
-          uint8_t* to = job.dst[p] + n * job.dst_image[p] + c * job.dst_pair[p];
-          for (size_t r = 0; r < job.rows; ++r) {
-            CopyBytesRow(from + r * job.src_row[p], to + r * job.dst_row[p], job.row_bytes);
-          }
+        for (const ShuffleLayerPlanesKernel::Side& side : job.side) {
+          const uint8_t* from = side.src + n * side.src_image + c * side.src_pair;
+          uint8_t* to = side.dst + n * side.dst_image + c * side.dst_pair;
+          ForEachRow(side.plane, [&](const size_t (&offsets)[2]) {
+            CopyBytesRow(from + offsets[0], to + offsets[1], side.plane.row * job.element_bytes);
+          });
         }
       }
     }

@@ -29,6 +29,7 @@
 #include "tensorops/dispatch.h"
 #include "tensorops/error.h"
 #include "tensorops/layout/layouts.h"
+#include "tensorops/layout/loop_nest.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/permute.h"
 #include "tensorops/ops/transpose.h"
@@ -94,32 +95,35 @@ struct ShuffleLayerKernel {
 // The NCHW kernel of ShuffleLayer: a sequence of channel-plane pairs on one
 // side (a source for type 0, a destination for type 1) and two plane
 // sequences on the other. Plane pair c: side p (0 or 1) copies the plane at
-// src[p] + c * src_pair[p] to dst[p] + c * dst_pair[p], every row of it. The
-// pairs go in order so that the interleaved side is read or written front to
-// back: two passes that each skip every other plane ran at 60-70% of memcpy.
+// src + c * src_pair to dst + c * dst_pair, every row of it. The pairs go in
+// order so that the interleaved side is read or written front to back: two
+// passes that each skip every other plane ran at 60-70% of memcpy.
 struct ShuffleLayerPlanesKernel {
+  struct Side {
+    const uint8_t* src;
+    uint8_t* dst;
+    size_t src_image, dst_image;  // bytes per step of N
+    size_t src_pair, dst_pair;    // bytes per plane pair
+    LoopNest<2> plane;            // the rows of one plane (src, dst)
+  };
   struct Job {
-    const uint8_t* src[2];
-    uint8_t* dst[2];
-    size_t images, pairs, rows, row_bytes;
-    size_t src_image[2], dst_image[2];  // bytes per step of N, per side
-    size_t src_pair[2], dst_pair[2];    // bytes per plane pair
-    size_t src_row[2], dst_row[2];      // bytes per row of a plane
+    Side side[2];
+    size_t images, pairs, element_bytes;
   };
   // Images when there are several, else plane pairs.
   static WorkSplit Split(const Job& job) {
     const size_t units = job.images > 1 ? job.images : job.pairs;
     const double bytes = static_cast<double>(job.images * job.pairs / units) * 4.0 *
-                         static_cast<double>(job.rows * job.row_bytes);
+                         static_cast<double>(job.side[0].plane.ElementCount() * job.element_bytes);
     return {units, bytes * detail::kNsPerByte};
   }
   static Job Slice(const Job& job, size_t begin, size_t end) {
     Job slice = job;
     const bool by_image = job.images > 1;
     (by_image ? slice.images : slice.pairs) = end - begin;
-    for (size_t p = 0; p < 2; ++p) {
-      slice.src[p] += begin * (by_image ? job.src_image[p] : job.src_pair[p]);
-      slice.dst[p] += begin * (by_image ? job.dst_image[p] : job.dst_pair[p]);
+    for (Side& side : slice.side) {
+      side.src += begin * (by_image ? side.src_image : side.src_pair);
+      side.dst += begin * (by_image ? side.dst_image : side.dst_pair);
     }
     return slice;
   }
@@ -145,48 +149,38 @@ struct ShuffleLayer {
       // at channel offset first_i / 2 of the two-tensor side.
       const auto segment = [&](const auto& paired, const auto& side0, const auto& side1,
                                size_t first_pair, size_t pairs) {
-        if (pairs == 0) return;
         ShuffleLayerPlanesKernel::Job job;
-        const std::remove_reference_t<decltype(side0)>* sides[2] = {&side0, &side1};
         job.images = paired.dim(L::kN);
         job.pairs = pairs;
-        job.rows = paired.dim(L::kH);
-        job.row_bytes = paired.dim(L::kW) * kB;
+        job.element_bytes = kB;
+        if (job.images == 0 || pairs == 0) return;
+        const auto fill = [](ShuffleLayerPlanesKernel::Side& side, const auto& from,
+                             const size_t(&from_steps)[2], const auto& to,
+                             const size_t(&to_steps)[2]) {
+          side.src = reinterpret_cast<const uint8_t*>(from.data());
+          side.dst = reinterpret_cast<uint8_t*>(to.data());
+          side.src_image = from_steps[0];
+          side.src_pair = from_steps[1];
+          side.dst_image = to_steps[0];
+          side.dst_pair = to_steps[1];
+          side.plane = MakeLoopNest(from.dims(), from, to);
+        };
+        const std::remove_reference_t<decltype(side0)>* sides[2] = {&side0, &side1};
         for (size_t p = 0; p < 2; ++p) {
-          // The pair side steps two planes per pair; plane p is the odd one.
-          const uint8_t* pair_base = reinterpret_cast<const uint8_t*>(paired.data()) +
-                                     p * paired.StrideBytes(L::kC);
-          const uint8_t* side_base = reinterpret_cast<const uint8_t*>(sides[p]->data()) +
-                                     first_pair * sides[p]->StrideBytes(L::kC);
-          const size_t pair_steps[3] = {paired.StrideBytes(L::kN), 2 * paired.StrideBytes(L::kC),
-                                        paired.StrideBytes(L::kH)};
-          const size_t side_steps[3] = {sides[p]->StrideBytes(L::kN),
-                                        sides[p]->StrideBytes(L::kC),
-                                        sides[p]->StrideBytes(L::kH)};
-          const bool from_pairs = kType == 0;
-          job.src[p] = from_pairs ? pair_base : side_base;
-          // The destination views are mutable (checked above); only the
-          // shared lambda saw them as const bytes.
-          job.dst[p] = const_cast<uint8_t*>(from_pairs ? side_base : pair_base);
-          const size_t* src_steps = from_pairs ? pair_steps : side_steps;
-          const size_t* dst_steps = from_pairs ? side_steps : pair_steps;
-          job.src_image[p] = src_steps[0];
-          job.src_pair[p] = src_steps[1];
-          job.src_row[p] = src_steps[2];
-          job.dst_image[p] = dst_steps[0];
-          job.dst_pair[p] = dst_steps[1];
-          job.dst_row[p] = dst_steps[2];
+          // Plane p of each pair on the pair side (two planes per pair), plane
+          // first_pair + c of tensor p on the other.
+          const auto pair_plane = paired.Batch(0).Channels(p, 1);
+          const auto side_plane = sides[p]->Batch(0).Channels(first_pair, 1);
+          const size_t pair_steps[2] = {paired.StrideBytes(L::kN), 2 * paired.StrideBytes(L::kC)};
+          const size_t side_steps[2] = {sides[p]->StrideBytes(L::kN),
+                                        sides[p]->StrideBytes(L::kC)};
+          if constexpr (kType == 0) {
+            fill(job.side[p], pair_plane, pair_steps, side_plane, side_steps);
+          } else {
+            fill(job.side[p], side_plane, side_steps, pair_plane, pair_steps);
+          }
         }
-        // Dense planes are one row each.
-        bool dense = true;
-        for (size_t p = 0; p < 2; ++p) {
-          dense = dense && job.src_row[p] == job.row_bytes && job.dst_row[p] == job.row_bytes;
-        }
-        if (dense) {
-          job.row_bytes *= job.rows;
-          job.rows = 1;
-        }
-        if (job.images == 0 || job.rows == 0 || job.row_bytes == 0) return;
+        if (job.side[0].plane.row == 0) return;  // H or W is 0
         detail::RunKernelOn(executor, ShuffleLayerPlanesKernel{}, job);
       };
       if constexpr (kType == 0) {

@@ -257,12 +257,13 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? 4 : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
-template <size_t kRows, size_t kGroup = kRowStreamingGroup>
+template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc) {
   const GemmTag d;
   using V = hn::Vec<GemmTag>;
   const size_t lanes = hn::Lanes(d);
+  constexpr size_t kGroup = kRowStreamingGroup;
   for (size_t i = 0; i < kRows * cols; ++i) acc[i] = 0.0f;
   size_t k = 0;
   for (; k + kGroup <= depth; k += kGroup) {

@@ -1,6 +1,7 @@
 // SGEMM against oneDNN (dnnl_sgemm), OpenBLAS (cblas_sgemm; the case name
 // says which kernel set it chose, see OPENBLAS_CORETYPE) and Eigen, at square
-// sizes and at inference shapes (M = 1..16 rows against a 1024 x 1024 weight),
+// sizes and at inference shapes (M = 1..16 rows against a 1024 x 1024 weight,
+// and M = 64, where B is still read in place),
 // plus the machine's FMA peak measured in the same process. report.py prints
 // GFLOP/s, the ratio to the best peer and the fraction of that peak.
 #include <string>
@@ -97,7 +98,7 @@ const bool kRegistered = [] {
     reg("eigen", GemmPeer<EigenSgemm>);
   };
   for (size_t size : {256, 512, 1024}) add(size, size, size);
-  for (size_t m : {1, 2, 4, 8, 16}) add(m, 1024, 1024);
+  for (size_t m : {1, 2, 4, 8, 16, 64}) add(m, 1024, 1024);
   benchmark::RegisterBenchmark("sgemm/peak/fma", FmaPeak);
   return true;
 }();

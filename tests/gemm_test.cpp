@@ -160,12 +160,18 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   const GemmBlocking blk = ActiveGemmBlocking();
   INFO("mr " << blk.mr << " nr " << blk.nr << " kc " << blk.kc << " mc " << blk.mc << " nc "
              << blk.nc);
-  CheckGemm({37, 70, 2 * blk.kc + 5});                      // three K blocks, packed B
-  CheckGemm({5, 70, blk.kc + 1, false, true});              // two K blocks, B read in place
+  CheckGemm({16 * blk.mr + 5, 70, 2 * blk.kc + 5});         // three K blocks, packed B
+  CheckGemm({37, 70, 2 * blk.kc + 5});                      // the same, B read in place
+  CheckGemm({5, 70, blk.kc + 1, false, true});              // two K blocks, B^T packed
   CheckGemm({blk.mc + 11, 20, 9, true, false});             // two M blocks
   CheckGemm({3, blk.nc + 7, 5});                            // two N blocks, small M
   CheckGemm({40, blk.nc + 7, 3, false, true, 1.0f, 0.5f});  // two N blocks, packed B
   CheckGemm({100, 100, 100, false, false, 1.0f, 0.0f, 3});
+  // With packed B (M > 16 MR), float A is read in place when one block of it
+  // spans at most half of L2 (the first case here), else packed: rows padded
+  // so far apart that 40 of them span all of L2.
+  const size_t far_pad = DataCacheSizes().l2 / (39 * sizeof(float));
+  CheckGemm({16 * blk.mr + 3, 20, 9, false, false, 1.0f, 0.5f, far_pad});
   // M <= 4 (2 on 16-register targets) with float B streams B's rows; it must
   // match the packed path's bits.
   CheckGemm({2, 37, 2 * blk.kc + 9, false, false, 0.5f, 1.0f, 1}, /*packed_b=*/true);

@@ -178,17 +178,28 @@ void PackB(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size
 
 // ----------------------------------------------------------- micro-kernel
 
+// Where the micro-kernel finds element (i, k) of its rows of op(A):
+// a[k * k_step + i * row_step]. A packed panel has k_step = kGemmRows and
+// row_step = 1; float A read in place has k_step = 1 and row_step = its row
+// pitch in floats.
+struct APanel {
+  const float* a;
+  size_t k_step;
+  size_t row_step;
+};
+
 // C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
-// cols <= kVecs lanes. a: packed panel, kGemmRows floats per k; b: kVecs
-// vectors per k, b_step floats apart. The last panel of a ragged N runs with
-// fewer vectors, so it does not multiply zeros.
+// cols <= kVecs lanes. b: kVecs vectors per k, b_step floats apart. The last
+// panel of a ragged N runs with fewer vectors, so it does not multiply zeros.
 template <size_t kRows, size_t kVecs>
-HWY_NOINLINE void MicroTile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+HWY_NOINLINE void MicroTile(APanel panel, const float* HWY_RESTRICT b,
                             size_t b_step, size_t b_prefetch, size_t depth, float* c,
                             size_t c_row_bytes, size_t cols, float alpha, float beta) {
   const GemmTag d;
   using V = hn::Vec<GemmTag>;
   const size_t lanes = hn::Lanes(d);
+  const float* HWY_RESTRICT a = panel.a;
+  const size_t a_row = panel.row_step;
   V acc[kRows][kVecs];
   Unroll<kRows>([&](auto i) { Unroll<kVecs>([&](auto v) { acc[i][v] = hn::Zero(d); }); });
   for (size_t k = 0; k < depth; ++k) {
@@ -198,10 +209,10 @@ HWY_NOINLINE void MicroTile(const float* HWY_RESTRICT a, const float* HWY_RESTRI
       Unroll<kVecs>([&](auto v) { hwy::Prefetch(b + b_prefetch + v * lanes); });
     }
     Unroll<kRows>([&](auto i) {
-      const V ai = hn::Set(d, a[i]);
+      const V ai = hn::Set(d, a[i * a_row]);
       Unroll<kVecs>([&](auto v) { acc[i][v] = hn::MulAdd(ai, bv[v], acc[i][v]); });
     });
-    a += kGemmRows;
+    a += panel.k_step;
     b += b_step;
   }
   const V valpha = hn::Set(d, alpha);
@@ -219,7 +230,7 @@ HWY_NOINLINE void MicroTile(const float* HWY_RESTRICT a, const float* HWY_RESTRI
   });
 }
 
-using MicroTileFn = void (*)(const float*, const float*, size_t, size_t, size_t, float*, size_t,
+using MicroTileFn = void (*)(APanel, const float*, size_t, size_t, size_t, float*, size_t,
                              size_t, float, float);
 
 // kTiles[v - 1][r - 1] computes r rows x v vectors.
@@ -341,6 +352,7 @@ struct Impl<GemmKernel<TA, TB>> {
                             job.b_stride[1] == sizeof(float) &&
                             job.b_stride[0] % sizeof(float) == 0 &&
                             detail::GemmReadsBInPlace(job.m, kGemmRows);
+    const bool a_in_place = !b_in_place && ReadsAInPlace(job, HWY_MIN(blk.mc, job.m), kc_max);
 
     if (b_in_place && job.m <= kRowStreamingMaxRows) {
       RunRowStreaming(job, blk, a_pack, b_pack);
@@ -354,7 +366,7 @@ struct Impl<GemmKernel<TA, TB>> {
         if (job.packed_b == nullptr && !b_in_place) PackB<TB>(job.b, job.b_stride, pc, kc, jc, nc, b_pack);
         for (size_t ic = 0; ic < job.m; ic += blk.mc) {
           const size_t mc = HWY_MIN(blk.mc, job.m - ic);
-          PackA<TA>(job.a, job.a_stride, ic, mc, pc, kc, a_pack);
+          if (!a_in_place) PackA<TA>(job.a, job.a_stride, ic, mc, pc, kc, a_pack);
           for (size_t jr = 0; jr < nc; jr += nr) {
             const size_t cols = HWY_MIN(nr, nc - jr);
             const float* b_panel;
@@ -382,14 +394,35 @@ struct Impl<GemmKernel<TA, TB>> {
               float* c = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(job.c) +
                                                   (ic + ir) * job.c_row_bytes) +
                          jc + jr;
-              kTiles[vecs - 1][rows - 1](a_pack + ir * kc, b_panel, b_step, b_prefetch, kc, c, job.c_row_bytes, cols,
-                               job.alpha, beta);
+              const APanel a_panel =
+                  a_in_place ? APanel{reinterpret_cast<const float*>(ElementAt(
+                                          job.a, (ic + ir) * job.a_stride[0] + pc * sizeof(float))),
+                                      1, job.a_stride[0] / sizeof(float)}
+                             : APanel{a_pack + ir * kc, kGemmRows, 1};
+              kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
+                                         job.c_row_bytes, cols, job.alpha, beta);
             }
           }
         }
       }
     }
   }
+  // Float A with contiguous rows is read where it is when one MC x KC block
+  // of it spans no more memory than its packed copy would (half of L2):
+  // packing it cost 3-4% of a 256^3 SGEMM. A block whose rows are far apart
+  // stays packed: at 1024^3 the rows are 4 KiB apart, so a block's lines fall
+  // into a sixteenth of L2's sets and evict each other (5% slower in place).
+  // Only with packed B: next to B read in place (small M, where packing A
+  // costs next to nothing) eight rows of A 4 KiB apart were 5% slower too.
+  static bool ReadsAInPlace(const Job& job, size_t mc, size_t kc) {
+    if (!hwy::IsSame<TA, float>() || job.a_stride[1] != sizeof(float) ||
+        job.a_stride[0] % sizeof(float) != 0 || mc == 0) {
+      return false;
+    }
+    const size_t span = (mc - 1) * job.a_stride[0] + kc * sizeof(float);
+    return span <= job.caches.l2 / 2;
+  }
+
   static void RunRowStreaming(const Job& job, const GemmBlocking& blk, float* a_pack,
                               float* acc) {
     const auto* b = reinterpret_cast<const float*>(job.b);

@@ -118,7 +118,7 @@ void CheckAgainstFormula(Frame& frame, const std::array<float, 3>& mean = {0, 0,
 
 TEST_CASE("Nv12ToRgb: every matrix, both layouts and orders, odd widths, padding", "[color]") {
   uint64_t seed = 1;
-  for (size_t w : {2, 6, 18, 34, 66, 130}) {
+  for (size_t w : {2, 6, 18, 34, 64, 66, 128, 130}) {  // 64, 128: whole 4-vector steps
     Frame f = RandomFrame(4, w, seed++);
     CheckAgainstFormula<Yuv::kBt601Limited, ChannelOrder::kRgb, uint8_t, Nhwc>(f);
     CheckAgainstFormula<Yuv::kBt601Full, ChannelOrder::kBgr, uint8_t, Nchw>(f);

@@ -1,7 +1,8 @@
 // Nv12ToRgb kernel: two luma rows per chroma row, a vector of pixels at a
 // time in int32 lanes (the 20-bit products need 32 bits). The CbCr bytes under
 // a vector of pixels are loaded as they lie (Cb Cr Cb Cr ...) and DupEven /
-// DupOdd give every pixel its Cb and Cr. The last vector of a row overlaps
+// DupOdd give every pixel its Cb and Cr. Interleaved u8 output takes four
+// vectors of pixels per step (PixelQuad); the last vector of a row overlaps
 // the previous one instead of running a scalar tail.
 //
 // Included once per target through tensorops/kernels-inl.h.
@@ -69,9 +70,20 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
       for (size_t y = 0; y < job.height; ++y) ScalarPixels(job, y, 0, job.width);
       return;
     }
+    const hn::Repartition<uint32_t, decltype(di)> du32;
+    HWY_ALIGN uint32_t order[HWY_MAX_BYTES / 4] = {};
+    const bool quads = kQuads && QuadOrder(di, order);
+    const auto groups = hn::SetTableIndices(du32, order);
     for (size_t y = 0; y < job.height; y += 2) {
       const uint8_t* chroma = job.cbcr_plane + (y / 2) * job.row_pitch;
-      for (size_t x = 0;; x += lanes) {
+      size_t x = 0;
+      if constexpr (kQuads) {
+        for (; quads && x + 4 * lanes <= job.width; x += 4 * lanes) {
+          PixelQuad(job, di, groups, chroma + x, y, x);
+        }
+        if (x == job.width) continue;
+      }
+      for (;; x += lanes) {
         // Lanes is even, width even: the overlapping last vector starts on a pixel pair.
         const size_t at = HWY_MIN(x, job.width - lanes);
         PixelVector(job, di, chroma + at, y, at);
@@ -82,28 +94,118 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   }
 
 #if HWY_TARGET != HWY_SCALAR
-  // Pixels [x, x + lanes) of luma rows y and y + 1.
+  // Interleaved u8 output goes four vectors of pixels at a time: each channel
+  // is demoted into one whole u8 vector and the three are interleaved by one
+  // full-width StoreInterleaved3, instead of a four-instruction demote to a
+  // quarter vector and a 128-bit interleave per vector of pixels (1080p on
+  // AVX3_DL: 0.296 -> 0.199 ns per pixel; whole-vector interleave alone 0.254).
+  static constexpr bool kQuads = hwy::IsSame<T, uint8_t>() && kInterleaved;
+
+  // Four int32 vectors to one u8 vector, saturated to [0, 255] (through
+  // int16, whose saturation keeps the sign and anything above 255), in groups
+  // of four pixels whose order is the target's: ReorderDemote2To packs
+  // within 128-bit blocks on AVX2 and AVX-512.
   template <class DI>
-  static HWY_INLINE void PixelVector(const Job& job, DI di, const uint8_t* chroma, size_t y,
-                                     size_t x) {
+  static HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DI>> PackQuad(DI /*di*/,
+                                                                   const hn::Vec<DI> (&v)[4]) {
+    const hn::Repartition<int16_t, DI> d16;
+    const hn::Repartition<uint8_t, DI> du8;
+    const hn::Half<decltype(du8)> dh;
+    return hn::Combine(du8, hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v[2], v[3])),
+                       hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v[0], v[1])));
+  }
+
+  // Where PackQuad puts each group of four pixels, found by packing pixel
+  // numbers: order[m] = the uint32 lane holding pixels 4m .. 4m + 3. False
+  // (use the per-vector path) if a target splits the groups.
+  template <class DI>
+  static bool QuadOrder(DI di, uint32_t* order) {
+    const size_t lanes = hn::Lanes(di);
+    if (4 * lanes > 256 || lanes % 4 != 0) return false;  // numbers must fit a byte
+    hn::Vec<DI> numbers[4];
+    for (size_t q = 0; q < 4; ++q) numbers[q] = hn::Iota(di, static_cast<int32_t>(q * lanes));
+    HWY_ALIGN uint8_t packed[HWY_MAX_BYTES];
+    hn::Store(PackQuad(di, numbers), hn::Repartition<uint8_t, DI>(), packed);
+    bool seen[HWY_MAX_BYTES / 4] = {};
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      const uint8_t* group = packed + 4 * lane;
+      if (group[0] % 4 != 0 || seen[group[0] / 4]) return false;
+      for (size_t t = 1; t < 4; ++t) {
+        if (group[t] != group[0] + t) return false;
+      }
+      seen[group[0] / 4] = true;
+      order[group[0] / 4] = static_cast<uint32_t>(lane);
+    }
+    return true;
+  }
+
+  // The chroma part of R, G, B (with the rounding half) for the pixels over
+  // `chroma`: every pixel pair shares one Cb, Cr.
+  template <class DI>
+  static HWY_INLINE void ChromaTerms(const YuvFixedPoint& k, DI di, const uint8_t* chroma,
+                                     hn::Vec<DI> (&uv)[3]) {
     const hn::Rebind<uint8_t, DI> du8;
-    const YuvFixedPoint& k = job.k;
     const auto pairs = hn::PromoteTo(di, hn::LoadU(du8, chroma));
     const auto u = hn::Sub(hn::DupEven(pairs), hn::Set(di, 128));
     const auto v = hn::Sub(hn::DupOdd(pairs), hn::Set(di, 128));
     const auto half = hn::Set(di, 1 << (kYuvShift - 1));
     // (Highway's MulAdd is for floats; these are int32 multiply + add.)
-    const auto r_uv = hn::Add(hn::Mul(hn::Set(di, k.crv), v), half);
-    const auto g_uv = hn::Add(hn::Add(hn::Mul(hn::Set(di, k.cgu), u), hn::Mul(hn::Set(di, k.cgv), v)), half);
-    const auto b_uv = hn::Add(hn::Mul(hn::Set(di, k.cbu), u), half);
-    for (size_t row = y; row < y + 2; ++row) {
-      const auto luma8 = hn::PromoteTo(di, hn::LoadU(du8, job.y_plane + row * job.row_pitch + x));
-      const auto luma = hn::Mul(hn::Max(hn::Sub(luma8, hn::Set(di, k.y0)), hn::Zero(di)),
+    uv[0] = hn::Add(hn::Mul(hn::Set(di, k.crv), v), half);
+    uv[1] = hn::Add(hn::Add(hn::Mul(hn::Set(di, k.cgu), u), hn::Mul(hn::Set(di, k.cgv), v)), half);
+    uv[2] = hn::Add(hn::Mul(hn::Set(di, k.cbu), u), half);
+  }
+
+  // R, G, B (not yet clamped) of the pixels over `luma`.
+  template <class DI>
+  static HWY_INLINE void Rgb(const YuvFixedPoint& k, DI di, const uint8_t* luma,
+                             const hn::Vec<DI> (&uv)[3], hn::Vec<DI> (&rgb)[3]) {
+    const hn::Rebind<uint8_t, DI> du8;
+    const auto luma32 = hn::PromoteTo(di, hn::LoadU(du8, luma));
+    const auto scaled = hn::Mul(hn::Max(hn::Sub(luma32, hn::Set(di, k.y0)), hn::Zero(di)),
                                 hn::Set(di, k.cy));
-      const hn::Vec<DI> rgb[3] = {hn::ShiftRight<kYuvShift>(hn::Add(luma, r_uv)),
-                                  hn::ShiftRight<kYuvShift>(hn::Add(luma, g_uv)),
-                                  hn::ShiftRight<kYuvShift>(hn::Add(luma, b_uv))};
+    for (size_t c = 0; c < 3; ++c) rgb[c] = hn::ShiftRight<kYuvShift>(hn::Add(scaled, uv[c]));
+  }
+
+  // Pixels [x, x + lanes) of luma rows y and y + 1.
+  template <class DI>
+  static HWY_INLINE void PixelVector(const Job& job, DI di, const uint8_t* chroma, size_t y,
+                                     size_t x) {
+    hn::Vec<DI> uv[3];
+    ChromaTerms(job.k, di, chroma, uv);
+    for (size_t row = y; row < y + 2; ++row) {
+      hn::Vec<DI> rgb[3];
+      Rgb(job.k, di, job.y_plane + row * job.row_pitch + x, uv, rgb);
       Store(job, di, rgb, row, x);
+    }
+  }
+
+  // Pixels [x, x + 4 lanes) of luma rows y and y + 1, interleaved u8 output.
+  // `groups` puts PackQuad's groups of four pixels back in order.
+  template <class DI, class Groups>
+  static HWY_INLINE void PixelQuad(const Job& job, DI di, const Groups& groups,
+                                   const uint8_t* chroma, size_t y, size_t x) {
+    const size_t lanes = hn::Lanes(di);
+    const hn::Repartition<uint8_t, DI> du8;  // 4 x lanes bytes
+    const hn::Repartition<uint32_t, DI> du32;
+    hn::Vec<DI> uv[4][3];
+    for (size_t q = 0; q < 4; ++q) ChromaTerms(job.k, di, chroma + q * lanes, uv[q]);
+    const bool bgr = job.dst[2] < job.dst[0];
+    for (size_t row = y; row < y + 2; ++row) {
+      const uint8_t* luma = job.y_plane + row * job.row_pitch + x;
+      hn::Vec<DI> rgb[3][4];
+      for (size_t q = 0; q < 4; ++q) {
+        hn::Vec<DI> pixel[3];
+        Rgb(job.k, di, luma + q * lanes, uv[q], pixel);
+        for (size_t c = 0; c < 3; ++c) rgb[c][q] = pixel[c];
+      }
+      // Saturating to [0, 255] is the formula's clamp.
+      hn::Vec<decltype(du8)> out[3];
+      for (size_t c = 0; c < 3; ++c) {
+        out[c] = hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du32, PackQuad(di, rgb[c])),
+                                                       groups));
+      }
+      hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], du8,
+                            Out(job, bgr ? 2 : 0, row, x));
     }
   }
 

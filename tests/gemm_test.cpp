@@ -169,7 +169,8 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   CheckGemm({100, 100, 100, false, false, 1.0f, 0.0f, 3});
   // With packed B (M > 16 MR), float A is read in place when one block of it
   // spans at most half of L2 (the first case here), else packed: rows padded
-  // so far apart that 40 of them span all of L2.
+  // so far apart (L2 / 39 bytes) that any block of 40 or more rows spans all
+  // of L2.
   const size_t far_pad = DataCacheSizes().l2 / (39 * sizeof(float));
   CheckGemm({16 * blk.mr + 3, 20, 9, false, false, 1.0f, 0.5f, far_pad});
   // M <= 4 (2 on 16-register targets) with float B streams B's rows; it must

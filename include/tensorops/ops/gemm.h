@@ -98,7 +98,7 @@ inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& cac
 }
 
 // Small M reads float B in place (see the header comment); the kernel and
-// ScratchBytes must agree on it.
+// the parallel split (GemmKernel::SplitsRows) both ask this.
 inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 16 * mr; }
 
 inline constexpr size_t kGemmScratchAlign = 64;

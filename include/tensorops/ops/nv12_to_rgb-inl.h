@@ -189,7 +189,6 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
     const hn::Repartition<uint32_t, DI> du32;
     hn::Vec<DI> uv[4][3];
     for (size_t q = 0; q < 4; ++q) ChromaTerms(job.k, di, chroma + q * lanes, uv[q]);
-    const bool bgr = job.dst[2] < job.dst[0];
     for (size_t row = y; row < y + 2; ++row) {
       const uint8_t* luma = job.y_plane + row * job.row_pitch + x;
       hn::Vec<DI> rgb[3][4];
@@ -204,9 +203,18 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
         out[c] = hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du32, PackQuad(di, rgb[c])),
                                                        groups));
       }
-      hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], du8,
-                            Out(job, bgr ? 2 : 0, row, x));
+      StoreInterleaved(job, du8, out, row, x);
     }
+  }
+
+  // R, G, B of consecutive pixels of one row to interleaved output. The
+  // three channels are adjacent; BGR when blue's address comes first.
+  template <class D>
+  static HWY_INLINE void StoreInterleaved(const Job& job, D d, const hn::Vec<D> (&rgb)[3],
+                                          size_t row, size_t x) {
+    const bool bgr = job.dst[2] < job.dst[0];
+    hn::StoreInterleaved3(rgb[bgr ? 2 : 0], rgb[1], rgb[bgr ? 0 : 2], d,
+                          Out(job, bgr ? 2 : 0, row, x));
   }
 
   template <class DI>
@@ -224,10 +232,7 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
       }
     }
     if constexpr (kInterleaved) {
-      // The three channels are adjacent; BGR when blue's address comes first.
-      const bool bgr = job.dst[2] < job.dst[0];
-      hn::StoreInterleaved3(out[bgr ? 2 : 0], out[1], out[bgr ? 0 : 2], dt,
-                            Out(job, bgr ? 2 : 0, row, x));
+      StoreInterleaved(job, dt, out, row, x);
     } else {
       for (size_t c = 0; c < 3; ++c) hn::StoreU(out[c], dt, Out(job, c, row, x));
     }

@@ -116,6 +116,25 @@ TEST_CASE("ShuffleLayer type 1: interleave, then split at C0", "[shuffle]") {
   CheckShuffleLayerCases<1>();
 }
 
+// Every pair count from 1 to past two vectors of the widest target's lanes
+// (64 bytes: 64 one-byte pairs), so that each per-pixel row runs every tail
+// of the (de)interleave: scalar only, half vectors, whole + half, whole +
+// half + overlapping half, whole + overlapping half.
+template <class T>
+void CheckShuffleLayerTails() {
+  for (size_t pairs = 1; pairs <= 2 * 64 / sizeof(T) + 3; ++pairs) {
+    CheckShuffleLayer<0, T, Nhwc>(1, 2 * pairs, 2, 1, 2);
+    CheckShuffleLayer<1, T, Nhwc>(1, 2 * pairs, 2, 1, 2);
+  }
+}
+
+TEST_CASE("ShuffleLayer NHWC: every tail of the per-pixel (de)interleave", "[shuffle]") {
+  CheckShuffleLayerTails<uint8_t>();
+  CheckShuffleLayerTails<hwy::float16_t>();
+  CheckShuffleLayerTails<float>();
+  CheckShuffleLayerTails<int64_t>();
+}
+
 TEST_CASE("ShuffleLayer type 1 undoes type 0", "[shuffle]") {
   TestTensor<float, Nhwc> a({1, 3, 5, 10}), b({1, 3, 5, 22});
   FillWithIds(a);

@@ -38,6 +38,30 @@ HWY_INLINE void ForEachOuterIndex(const PermuteAxis* axes, size_t rank,
   ForEachRow(nest, [&](const size_t (&offsets)[2]) { fn(offsets[0], offsets[1]); });
 }
 
+// Runs step(d, at) over [0, count) in whole vectors, then the tail: a half
+// vector if at least half is left, then one half vector ending at `count`
+// that overlaps work already done (rewriting equal values is harmless: src
+// and dst never overlap). E.g. 58 channel pairs with 16 lanes = 3 whole + 2
+// halves, where one overlapping whole vector cost 10% more (1 full step more
+// than gcc's whole + half + scalar epilogue). Returns where the scalar loop
+// starts: count, or 0 when count is below half a vector.
+template <class D, class Step>
+HWY_INLINE size_t VectorSteps(D d, size_t count, const Step& step) {
+  const size_t lanes = hn::Lanes(d);
+  size_t at = 0;
+  for (; at + lanes <= count; at += lanes) step(d, at);
+  if (at == count) return count;
+  const hn::Half<D> dh;
+  const size_t half = hn::Lanes(dh);
+  if (count < half) return at;
+  if (at + half <= count) {
+    step(dh, at);
+    at += half;
+  }
+  if (at < count) step(dh, count - half);
+  return count;
+}
+
 // kRows rows of `cols` contiguous elements to `cols` groups of kRows
 // contiguous elements: dst[b * kRows + a] = src[a][b]. The rows are separate
 // pointers so that ShuffleLayer can interleave two tensors.
@@ -49,9 +73,8 @@ HWY_NOINLINE void InterleaveRows(const uint8_t* const (&src)[kRows], uint8_t* ds
   Unit* out = reinterpret_cast<Unit*>(dst);
   size_t b = 0;
 #if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<Unit> d;
-  const size_t lanes = hn::Lanes(d);
-  const auto step = [&](size_t at) {
+  const hn::ScalableTag<Unit> full;
+  const auto step = [&](auto d, size_t at) HWY_ATTR {
     if constexpr (kRows == 2) {
       hn::StoreInterleaved2(hn::LoadU(d, s[0] + at), hn::LoadU(d, s[1] + at), d,
                             out + 2 * at);
@@ -64,14 +87,7 @@ HWY_NOINLINE void InterleaveRows(const uint8_t* const (&src)[kRows], uint8_t* ds
                             out + 4 * at);
     }
   };
-  for (; b + lanes <= cols; b += lanes) step(b);
-  // A short tail (e.g. 58 channel pairs = 3 x 16 + 10) redoes the last whole
-  // vector's worth, ending at `cols`: rewriting equal values is harmless
-  // (src and dst never overlap), and far cheaper than 10 scalar steps.
-  if (b < cols && cols >= lanes) {
-    step(cols - lanes);
-    b = cols;
-  }
+  b = VectorSteps(full, cols, step);
 #endif
   for (; b < cols; ++b) {
     for (size_t a = 0; a < kRows; ++a) out[kRows * b + a] = s[a][b];
@@ -88,9 +104,8 @@ HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCo
   for (size_t b = 0; b < kCols; ++b) out[b] = reinterpret_cast<Unit*>(dst[b]);
   size_t a = 0;
 #if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<Unit> d;
-  const size_t lanes = hn::Lanes(d);
-  const auto step = [&](size_t at) {
+  const hn::ScalableTag<Unit> full;
+  const auto step = [&](auto d, size_t at) HWY_ATTR {
     hn::Vec<decltype(d)> v[4];
     if constexpr (kCols == 2) {
       hn::LoadInterleaved2(d, in + 2 * at, v[0], v[1]);
@@ -101,11 +116,7 @@ HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCo
     }
     for (size_t b = 0; b < kCols; ++b) hn::StoreU(v[b], d, out[b] + at);
   };
-  for (; a + lanes <= rows; a += lanes) step(a);
-  if (a < rows && rows >= lanes) {  // overlapping last vector, as above
-    step(rows - lanes);
-    a = rows;
-  }
+  a = VectorSteps(full, rows, step);
 #endif
   for (; a < rows; ++a) {
     for (size_t b = 0; b < kCols; ++b) out[b][a] = in[kCols * a + b];

@@ -123,6 +123,22 @@ void ShuffleLayerPlain(benchmark::State& state) {
   SetRates(state, elements, elements * 8);
 }
 
+// The shuffle's bytes deinterleaved as two flat arrays: what a shuffle
+// layer would cost without pixel boundaries, next to memcpy's copy.
+void ShuffleFlatDeinterleave(benchmark::State& state) {
+  const size_t elements = 2 * kHalfChannels * kSide * kSide;
+  const auto a = Ramp(elements / 2), b = Ramp(elements / 2);
+  std::vector<float> x(elements / 2), y(elements / 2);
+  for (auto _ : state) {
+    PlainDeinterleave(a.data(), elements / 4, x.data(), y.data());
+    PlainDeinterleave(b.data(), elements / 4, x.data() + elements / 4, y.data() + elements / 4);
+    benchmark::DoNotOptimize(x.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, elements, elements * 8);
+}
+
 // ChannelShuffle with 2 groups over the concatenated 232 channels.
 constexpr size_t kShuffle[4] = {1, 2 * kHalfChannels, kSide, kSide};
 
@@ -189,6 +205,7 @@ const bool kRegistered = [] {
   Register("shuffle_layer0_nchw/plain" + shuffle, ShuffleLayerPlain<false>);
   Register("shuffle_layer0_nhwc/tensorops" + shuffle, ShuffleLayerTensorops<0, Nhwc>);
   Register("shuffle_layer0_nhwc/plain" + shuffle, ShuffleLayerPlain<true>);
+  Register("shuffle_layer0_nhwc/memcpy_deinterleave" + shuffle, ShuffleFlatDeinterleave);
   Register("shuffle_layer1_nchw/tensorops" + shuffle, ShuffleLayerTensorops<1, Nchw>);
   Register("shuffle_layer1_nhwc/tensorops" + shuffle, ShuffleLayerTensorops<1, Nhwc>);
   Register("channel_shuffle_nchw/tensorops" + shuffle, ChannelShuffleTensorops<Nchw>);

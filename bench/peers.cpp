@@ -525,6 +525,13 @@ bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t 
   return true;
 }
 
+void PlainDeinterleave(const float* src, size_t pairs, float* even, float* odd) {
+  for (size_t i = 0; i < pairs; ++i) {
+    even[i] = src[2 * i];
+    odd[i] = src[2 * i + 1];
+  }
+}
+
 bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width) {
 #ifdef TENSOROPS_BENCH_OPENCV
   static const bool single_thread = [] {

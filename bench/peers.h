@@ -58,6 +58,9 @@ bool OneDnnChannelShuffle(const float* src, float* dst, const size_t (&nchw)[4],
 // from its definition; batch 1, `spatial` = H * W.
 bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t c1, size_t spatial,
                         bool channels_last, float* dst0, float* dst1);
+// even[i] = src[2 i], odd[i] = src[2 i + 1] for i < pairs: the ceiling of
+// any NHWC shuffle (the same deinterleave with no pixel boundaries).
+void PlainDeinterleave(const float* src, size_t pairs, float* even, float* odd);
 
 // NV12 (dense, Y plane then CbCr) -> interleaved RGB uint8 (OpenCV cvtColor,
 // one thread).

@@ -5,8 +5,9 @@ memcpy bandwidth measured in the same process.
 
 Usage: bench/report.py [path/to/tensorops_bench] [extra benchmark flags...]
 Benchmark names are <op>/<impl>/<case>; impls starting with 'tensorops' are
-ours (e.g. tensorops_unchecked), 'memcpy' is the bandwidth reference, anything
-else is a peer.
+ours (e.g. tensorops_unchecked), 'memcpy' is the bandwidth reference (and
+'memcpy_*' other references, e.g. memcpy_deinterleave: the same bytes
+deinterleaved flat), anything else is a peer.
 """
 import json
 import os
@@ -45,7 +46,7 @@ def main():
         print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
         peers = [v["ns_per_elem"] for k, v in impls.items()
-                 if not k.startswith("tensorops") and k != "memcpy"]
+                 if not k.startswith("tensorops") and not k.startswith("memcpy")]
         best_peer = min(peers) if peers else None
         memcpy = impls.get("memcpy", {}).get("gbps")
         for impl, v in sorted(impls.items(), key=lambda kv: kv[1]["ns_per_elem"]):

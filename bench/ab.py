@@ -14,8 +14,7 @@ A binary may carry environment variables for its runs, so one binary can be
 compared with itself under two settings: bench:OPENBLAS_CORETYPE=SkylakeX.
 """
 import collections
-import csv
-import io
+import json
 import os
 import subprocess
 import sys
@@ -27,13 +26,14 @@ def run(variant, benchmark_filter, repetitions):
     for assignment in assignments:
         name, value = assignment.split("=", 1)
         env[name] = value
+    # JSON, not CSV: the CSV reporter aborts when cases carry different
+    # counters (GEMM's flops next to a copy's bytes).
     output = subprocess.run(
         [binary, f"--benchmark_filter={benchmark_filter}",
-         f"--benchmark_repetitions={repetitions}", "--benchmark_format=csv"],
+         f"--benchmark_repetitions={repetitions}", "--benchmark_format=json"],
         capture_output=True, text=True, env=env, check=True).stdout
-    table = output[output.index("name,"):]  # skip the context lines before the header
-    for row in csv.DictReader(io.StringIO(table)):
-        if row["name"].endswith(("_mean", "_median", "_stddev", "_cv")):
+    for row in json.loads(output)["benchmarks"]:
+        if row.get("run_type") == "aggregate" or row.get("error_occurred"):
             continue
         yield row["name"], float(row["real_time"]), row["time_unit"]
 

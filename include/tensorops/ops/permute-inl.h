@@ -41,10 +41,10 @@ HWY_INLINE void ForEachOuterIndex(const PermuteAxis* axes, size_t rank,
 // Runs step(d, at) over [0, count) in whole vectors, then the tail: a half
 // vector if at least half is left, then one half vector ending at `count`
 // that overlaps work already done (rewriting equal values is harmless: src
-// and dst never overlap). E.g. 58 channel pairs with 16 lanes = 3 whole + 2
-// halves, where one overlapping whole vector cost 10% more (1 full step more
-// than gcc's whole + half + scalar epilogue). Returns where the scalar loop
-// starts: count, or 0 when count is below half a vector.
+// and dst never overlap). 58 channel pairs with 16 lanes are 3 whole + 2
+// half steps; a fourth, overlapping whole step did 10% more work per pixel.
+// Returns where the scalar loop starts: count, or 0 when count is below
+// half a vector.
 template <class D, class Step>
 HWY_INLINE size_t VectorSteps(D d, size_t count, const Step& step) {
   const size_t lanes = hn::Lanes(d);

@@ -1,7 +1,9 @@
 // GatherElements benchmarks on Simd's form (outer=64, srcCount=256,
 // idxCount=256, inner=64; 1M output elements), random indices, float data,
 // int32 and int64 indices, with and without negative indices; tensorops with
-// the default checked bounds and unchecked, against a plain loop.
+// the default checked bounds (a min/max pass over the indices before any
+// write), unchecked, clamped and zero-filled (range folded into the gather),
+// and constant indices, against a plain loop.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -103,6 +105,12 @@ void Register(const char* index_name) {
                                  Bounds::kError);
     benchmark::RegisterBenchmark((op + "/tensorops_unchecked/" + c).c_str(), Tensorops<Index>,
                                  negative, Bounds::kUnchecked);
+    if (!negative) {  // the policies that fold the range into the gather pass
+      benchmark::RegisterBenchmark((op + "/tensorops_clamp/" + c).c_str(), Tensorops<Index>,
+                                   negative, Bounds::kClamp);
+      benchmark::RegisterBenchmark((op + "/tensorops_zero/" + c).c_str(), Tensorops<Index>,
+                                   negative, Bounds::kZero);
+    }
     benchmark::RegisterBenchmark((op + "/tensorops_constant/" + c).c_str(),
                                  TensoropsConstant<Index>, negative);
     benchmark::RegisterBenchmark((op + "/plain/" + c).c_str(), Plain<Index>, negative);

@@ -57,6 +57,9 @@ HWY_INLINE void GatherSlices(const typename GatherKernel<Index>::Job& job) {
           int64_t resolved_ahead;
           if (ResolveIndex<Bounds::kClamp>(ahead, job.axis_size, resolved_ahead)) {
             const uint8_t* p = data + static_cast<size_t>(resolved_ahead) * job.axis_stride;
+            // The constant bound unrolls this loop; a plain loop to slice.row
+            // (4 trips for 256-byte rows) measured 12-15% slower, and asking
+            // also for the fifth line a misaligned row touches gained nothing.
             for (size_t line = 0; line < job.slice.row && line < 512; line += 64) {
               hwy::Prefetch(p + line);
             }

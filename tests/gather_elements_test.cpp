@@ -8,6 +8,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "support/bounds_policy.h"
 #include "support/catch.h"
 #include "support/expect_error.h"
 #include "support/random.h"
@@ -39,24 +40,16 @@ std::vector<Case> Cases() {
   };
 }
 
-template <class Index>
-Index RandomIndex(Rng& rng, int64_t s, Bounds bounds) {
-  // In range, negative included; policies other than kError/kUnchecked also
-  // get values beyond both ends.
-  const bool any = bounds == Bounds::kClamp || bounds == Bounds::kZero;
-  const int64_t spread = any ? 2 * s + 3 : s;
-  return static_cast<Index>(std::uniform_int_distribution<int64_t>(-spread, spread - 1)(rng));
-}
-
 template <class T, class Index>
-void CheckCase(const Case& c, Bounds bounds, uint64_t seed) {
+void CheckCase(const Case& c, Policy policy, uint64_t seed) {
+  const Bounds bounds = policy.bounds;
   Rng rng(seed);
   const size_t axis = static_cast<size_t>(c.axis < 0 ? c.axis + static_cast<int>(c.data.size()) : c.axis);
   const auto s = static_cast<int64_t>(c.data[axis]);
   TestTensor<T, Strided<>> data(c.data, c.data_pad);
   data.Fill([&](const Extents&) { return RandomValue<T>(rng); });
   TestTensor<Index, Strided<>> indices(c.indices, c.indices_pad);
-  indices.Fill([&](const Extents&) { return RandomIndex<Index>(rng, s, bounds); });
+  indices.Fill([&](const Extents&) { return RandomIndex<Index>(rng, s, policy); });
 
   ForEachTarget([&](int64_t) {
     TestTensor<T, Strided<>> out(c.indices, c.out_pad);
@@ -83,12 +76,12 @@ void CheckCase(const Case& c, Bounds bounds, uint64_t seed) {
 template <class T, class Index>
 void CheckAllCases() {
   uint64_t seed = 100;
-  for (Bounds bounds : {Bounds::kError, Bounds::kUnchecked, Bounds::kClamp, Bounds::kZero}) {
+  for (const Policy policy : kPolicies) {
     for (const Case& c : Cases()) {
       INFO(kElementName<T> << " data " << c.data << " indices " << c.indices << " ("
                            << kElementName<Index> << ") axis " << c.axis << " bounds "
-                           << BoundsName(bounds));
-      CheckCase<T, Index>(c, bounds, seed++);
+                           << PolicyName(policy));
+      CheckCase<T, Index>(c, policy, seed++);
     }
   }
 }

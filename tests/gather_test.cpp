@@ -8,6 +8,7 @@
 
 #include <tensorops/tensorops.h>
 
+#include "support/bounds_policy.h"
 #include "support/catch.h"
 #include "support/expect_error.h"
 #include "support/random.h"
@@ -46,7 +47,8 @@ std::vector<Case> Cases() {
 }
 
 template <class T, class Index>
-void CheckCase(const Case& c, Bounds bounds, uint64_t seed) {
+void CheckCase(const Case& c, Policy policy, uint64_t seed) {
+  const Bounds bounds = policy.bounds;
   Rng rng(seed);
   const size_t a = static_cast<size_t>(c.axis < 0 ? c.axis + static_cast<int>(c.data.size()) : c.axis);
   const auto s = static_cast<int64_t>(c.data[a]);
@@ -54,11 +56,7 @@ void CheckCase(const Case& c, Bounds bounds, uint64_t seed) {
   TestTensor<T, Strided<>> data(c.data, c.data_pad);
   data.Fill([&](const Extents&) { return RandomValue<T>(rng); });
   TestTensor<Index, Strided<>> indices(c.indices, c.indices_pad);
-  const bool beyond = bounds == Bounds::kClamp || bounds == Bounds::kZero;
-  const int64_t spread = beyond ? 2 * s + 3 : s;
-  indices.Fill([&](const Extents&) {
-    return static_cast<Index>(std::uniform_int_distribution<int64_t>(-spread, spread - 1)(rng));
-  });
+  indices.Fill([&](const Extents&) { return RandomIndex<Index>(rng, s, policy); });
   const Dims out_dims = OutDims(c.data, c.indices, a);
 
   ForEachTarget([&](int64_t) {
@@ -88,12 +86,12 @@ void CheckCase(const Case& c, Bounds bounds, uint64_t seed) {
 template <class T, class Index>
 void CheckAllCases() {
   uint64_t seed = 500;
-  for (Bounds bounds : {Bounds::kError, Bounds::kUnchecked, Bounds::kClamp, Bounds::kZero}) {
+  for (const Policy policy : kPolicies) {
     for (const Case& c : Cases()) {
       INFO(kElementName<T> << " data " << c.data << " indices " << c.indices << " ("
                            << kElementName<Index> << ") axis " << c.axis << " bounds "
-                           << BoundsName(bounds));
-      CheckCase<T, Index>(c, bounds, seed++);
+                           << PolicyName(policy));
+      CheckCase<T, Index>(c, policy, seed++);
     }
   }
 }

@@ -128,7 +128,8 @@ struct Gather {
     detail::CheckCanIndex(data.dim(a), a, bounds, kOp);
     const auto s = static_cast<int64_t>(data.dim(a));
     const TensorView<const Index, LI> checked_indices = indices;
-    if (bounds == Bounds::kError) detail::CheckIndices(checked_indices, s, kOp);
+    const Bounds kernel_bounds =
+        bounds == Bounds::kError ? detail::CheckIndices(checked_indices, s, kOp) : bounds;
 
     typename GatherKernel<Index>::Job job{};
     job.data = reinterpret_cast<const uint8_t*>(data.data());
@@ -136,7 +137,7 @@ struct Gather {
     job.out = reinterpret_cast<uint8_t*>(out.data());
     job.axis_stride = data.StrideBytes(a);
     job.axis_size = s;
-    job.bounds = bounds;
+    job.bounds = kernel_bounds;
     job.outer.row = 1;  // a nest of outer loops only: one visit per position
     for (size_t d = 0; d < a; ++d) {
       const size_t strides[3] = {data.StrideBytes(d), out.StrideBytes(d), 0};

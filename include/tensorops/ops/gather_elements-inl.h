@@ -31,7 +31,8 @@ using Word = hwy::UnsignedFromSize<kBytes>;
 
 // Calls fn(BoundsTag<policy>{}) with the policy as a compile-time value, so
 // that each kernel's loop is instantiated per policy without a branch on it.
-// kError runs the unchecked loop: its check ran before the kernel.
+// kError runs the unchecked loop: its check ran before the kernel (and
+// passes detail::kInRange instead when it found no negative index).
 template <Bounds kPolicy>
 struct BoundsTag {
   static constexpr Bounds kValue = kPolicy;
@@ -39,6 +40,7 @@ struct BoundsTag {
 
 template <class Fn>
 HWY_INLINE void WithBoundsPolicy(Bounds bounds, const Fn& fn) {
+  if (bounds == detail::kInRange) return fn(BoundsTag<detail::kInRange>{});
   switch (bounds) {
     case Bounds::kError:
     case Bounds::kUnchecked:
@@ -53,7 +55,10 @@ HWY_INLINE void WithBoundsPolicy(Bounds bounds, const Fn& fn) {
 // One index, resolved by the policy: returns false when the element is zero.
 template <Bounds kBounds, class Index>
 HWY_INLINE bool ResolveIndex(Index k, int64_t s, int64_t& j) {
-  if constexpr (kBounds == Bounds::kClamp) {
+  if constexpr (kBounds == detail::kInRange) {
+    j = k;
+    return true;
+  } else if constexpr (kBounds == Bounds::kClamp) {
     k = k < -s ? static_cast<Index>(-s) : k >= s ? static_cast<Index>(s - 1) : k;
   } else if constexpr (kBounds == Bounds::kZero) {
     if (k < -s || k >= s) return false;
@@ -96,6 +101,7 @@ HWY_INLINE hn::Vec<DI> ScaleIndices(DI di, hn::Vec<DI> k, ptrdiff_t step) {
 // into zeros become -1 (a marker that survives narrowing to int32).
 template <Bounds kBounds, class DI>
 HWY_INLINE hn::Vec<DI> ResolveIndices(DI di, hn::Vec<DI> k, hn::Vec<DI> s) {
+  if constexpr (kBounds == detail::kInRange) return k;
   const auto minus_s = hn::Neg(s);
   if constexpr (kBounds == Bounds::kClamp) {
     k = hn::Min(hn::Max(k, minus_s), hn::Sub(s, hn::Set(di, 1)));

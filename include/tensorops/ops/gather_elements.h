@@ -96,14 +96,15 @@ inline void CheckCanIndex(size_t dim_size, size_t dim, Bounds bounds, const char
 // Throws kIndexOutOfRange for the first index outside [-s, s-1] (s >= 1),
 // naming its position and value. Runs before any write: a vectorised min/max
 // pass decides, and only a failing check walks the indices again to find the
-// first bad one.
+// first bad one. Returns the policy the kernel may run: detail::kInRange when
+// no index is negative (nothing to wrap), else kUnchecked.
 template <class Index, class L>
-void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const char* op) {
-  if (indices.IsEmpty()) return;
+Bounds CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const char* op) {
+  if (indices.IsEmpty()) return kInRange;
   int64_t lowest = 0, highest = 0;
   RunKernel(IndexRangeKernel<Index>{},
             {indices.data(), MakeLoopNest(indices.dims(), indices), &lowest, &highest});
-  if (lowest >= -s && highest < s) return;
+  if (lowest >= -s && highest < s) return lowest >= 0 ? kInRange : Bounds::kUnchecked;
   const size_t rank = indices.rank();
   const size_t row = indices.dim(rank - 1);
   Extents position = ZeroIndex(indices.dims());
@@ -119,6 +120,7 @@ void CheckIndices(const TensorView<const Index, L>& indices, int64_t s, const ch
       }
     }
   } while (NextIndex(position, indices.dims(), rank - 1));
+  return Bounds::kUnchecked;  // not reached: the min/max said one is bad
 }
 
 }  // namespace detail
@@ -156,7 +158,8 @@ struct GatherElements {
     detail::CheckCanIndex(data.dim(a), a, bounds, kOp);
     const auto s = static_cast<int64_t>(data.dim(a));
     const TensorView<const Index, LI> checked_indices = indices;
-    if (bounds == Bounds::kError) detail::CheckIndices(checked_indices, s, kOp);
+    const Bounds kernel_bounds =
+        bounds == Bounds::kError ? detail::CheckIndices(checked_indices, s, kOp) : bounds;
 
     // The row is the last dimension. Along it, the data element of position
     // j and index k is k * index_step + j * position_step.
@@ -169,7 +172,7 @@ struct GatherElements {
     job.axis_size = s;
     job.index_step = static_cast<ptrdiff_t>(data.StrideBytes(a)) / elem;
     job.position_step = axis_is_row ? 0 : 1;
-    job.bounds = bounds;
+    job.bounds = kernel_bounds;
     // Outer loops: every dim but the last; data's stride along the axis is 0.
     auto& nest = job.nest;
     nest.row = out.dim(rank - 1);

@@ -92,7 +92,8 @@ class GatherElementsConstant {
     if (out.IsEmpty()) return;
     if (pattern_ == Pattern::kGeneral) {
       const TensorView<const Index, Strided<>> indices(normalized_.data(), dims_);
-      GatherElements<Index>{.axis = static_cast<int>(axis_), .bounds = Bounds::kUnchecked}(
+      // Normalised: every index is in [0, s), so the kernel skips the wrap.
+      GatherElements<Index>{.axis = static_cast<int>(axis_), .bounds = detail::kInRange}(
           data, indices, out, executor);
       return;
     }
@@ -103,7 +104,7 @@ class GatherElementsConstant {
     job.out = reinterpret_cast<uint8_t*>(out.data());
     job.axis_stride = data.StrideBytes(axis_);
     job.axis_size = static_cast<int64_t>(data_dims_[axis_]);
-    job.bounds = Bounds::kUnchecked;
+    job.bounds = detail::kInRange;
     job.outer.row = 1;  // a nest of outer loops only: one visit per position
     // per_slice_ is dense over dims [0, axis]: its stride for dim d < axis is
     // the product of dims (d, axis] times the index size.

@@ -148,43 +148,64 @@ HWY_INLINE hn::Vec<DW> GatherResolved(DW dw, DI di, const hn::TFromD<DW>* HWY_RE
 
 #endif  // HWY_TARGET != HWY_SCALAR
 
-// 4-byte elements gather with int32 offsets (from int32 or int64 indices),
-// 8-byte elements with int64 indices use int64 offsets; other combinations
-// move one element at a time. The caller guarantees the offsets fit.
+// Where the rows of one block are: `rows` rows of `count` elements, each
+// view's row `step` bytes after the previous one (the nest's innermost outer
+// loop). Passed by value so that the loops keep it in registers.
+struct RowBlock {
+  size_t rows, count;
+  size_t data_step, indices_step, out_step;  // bytes
+};
+
+// Gathers a block of rows. 4-byte elements gather with int32 offsets (from
+// int32 or int64 indices), 8-byte elements with int64 indices use int64
+// offsets; other combinations move one element at a time. The caller
+// guarantees the offsets fit when vector_ok.
+//
+// Why a block and not one row per call: the rows of Simd's form are short
+// (inner = 64 elements, 4 AVX-512 gathers), and the gather loop is bound by
+// issuing the gathers' many micro-ops, so the per-row setup (constants,
+// the odometer's bookkeeping) cost as much as the vector work around the
+// gathers. Here it runs once per block. The gather's base pointer steps with
+// the position instead of a position vector carried from vector to vector.
 template <Bounds kBounds, size_t kBytes, class Index>
-HWY_INLINE void GatherElementsRow(const Word<kBytes>* HWY_RESTRICT data,
-                                  const Index* HWY_RESTRICT indices,
-                                  Word<kBytes>* HWY_RESTRICT out, size_t count,
-                                  int64_t s, ptrdiff_t index_step,
-                                  ptrdiff_t position_step, bool vector_ok) {
-  size_t i = 0;
+HWY_NOINLINE void GatherElementsBlock(const Word<kBytes>* HWY_RESTRICT data,
+                                      const Index* HWY_RESTRICT indices,
+                                      Word<kBytes>* HWY_RESTRICT out, RowBlock block,
+                                      int64_t s, ptrdiff_t index_step,
+                                      ptrdiff_t position_step, bool vector_ok) {
+  for (size_t r = 0; r < block.rows; ++r) {
+    size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR  // one lane: the scalar loop is the same thing
-  constexpr bool kOffsets32 = kBytes == 4;
-  constexpr bool kOffsets64 = kBytes == 8 && sizeof(Index) == 8;
-  if constexpr (kOffsets32 || kOffsets64) {
-    using Offset = hwy::SignedFromSize<kBytes>;
-    const hn::ScalableTag<Offset> di;
-    const hn::RebindToUnsigned<decltype(di)> dw;
-    const size_t lanes = hn::Lanes(di);
-    // position_step is 0 (the axis is the row) or 1.
-    auto position = position_step == 0 ? hn::Zero(di) : hn::Iota(di, 0);
-    const auto advance = hn::Set(di, static_cast<Offset>(static_cast<ptrdiff_t>(lanes) * position_step));
-    for (; vector_ok && i + lanes <= count; i += lanes) {
-      hn::Vec<decltype(di)> k;
-      if constexpr (kOffsets32) {
-        k = LoadResolvedIndices32<kBounds>(di, indices + i, s);
-      } else {
-        k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices + i), hn::Set(di, s));
+    constexpr bool kOffsets32 = kBytes == 4;
+    constexpr bool kOffsets64 = kBytes == 8 && sizeof(Index) == 8;
+    if constexpr (kOffsets32 || kOffsets64) {
+      using Offset = hwy::SignedFromSize<kBytes>;
+      const hn::ScalableTag<Offset> di;
+      const hn::RebindToUnsigned<decltype(di)> dw;
+      const size_t lanes = hn::Lanes(di);
+      // position_step is 0 (the axis is the row) or 1.
+      const auto position = position_step == 0 ? hn::Zero(di) : hn::Iota(di, 0);
+      const auto vs = hn::Set(di, static_cast<Offset>(s));
+      for (; vector_ok && i + lanes <= block.count; i += lanes) {
+        hn::Vec<decltype(di)> k;
+        if constexpr (kOffsets32) {
+          k = LoadResolvedIndices32<kBounds>(di, indices + i, s);
+        } else {
+          k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices + i), vs);
+        }
+        const Word<kBytes>* base = data + static_cast<ptrdiff_t>(i) * position_step;
+        hn::StoreU(GatherResolved<kBounds>(dw, di, base, k, index_step, position), dw, out + i);
       }
-      hn::StoreU(GatherResolved<kBounds>(dw, di, data, k, index_step, position), dw, out + i);
-      position = hn::Add(position, advance);
     }
-  }
 #else
-  (void)vector_ok;
+    (void)vector_ok;
 #endif
-  GatherElementsRowScalar<kBounds, kBytes>(data, indices, out, i, count, s, index_step,
-                                           position_step);
+    GatherElementsRowScalar<kBounds, kBytes>(data, indices, out, i, block.count, s, index_step,
+                                             position_step);
+    data = detail::AdvanceBytes(data, block.data_step);
+    indices = detail::AdvanceBytes(indices, block.indices_step);
+    out = detail::AdvanceBytes(out, block.out_step);
+  }
 }
 
 template <Bounds kBounds, size_t kBytes, class Index>
@@ -198,12 +219,23 @@ HWY_INLINE void GatherElementsRows(const typename GatherElementsKernel<kBytes, I
   const bool vector_ok = max_offset < (kBytes == 4 ? kHalfRange : uint64_t{1} << 62) &&
                          static_cast<uint64_t>(job.axis_size) <= kHalfRange &&
                          static_cast<uint64_t>(job.index_step) < kHalfRange;
+  // The nest's innermost outer loop becomes the block; ForEachRow walks the
+  // loops outside it.
+  LoopNest<3> outer = job.nest;
+  RowBlock block{1, job.nest.row, 0, 0, 0};
+  if (outer.outer_rank > 0) {
+    const size_t last = --outer.outer_rank;
+    block.rows = outer.count[last];
+    block.data_step = outer.stride[0][last];
+    block.indices_step = outer.stride[1][last];
+    block.out_step = outer.stride[2][last];
+  }
   const auto* indices = reinterpret_cast<const uint8_t*>(job.indices);
-  ForEachRow(job.nest, [&](const size_t (&offsets)[3]) {
-    GatherElementsRow<kBounds, kBytes>(
+  ForEachRow(outer, [&](const size_t (&offsets)[3]) {
+    GatherElementsBlock<kBounds, kBytes>(
         reinterpret_cast<const Word<kBytes>*>(job.data + offsets[0]),
         reinterpret_cast<const Index*>(indices + offsets[1]),
-        reinterpret_cast<Word<kBytes>*>(job.out + offsets[2]), job.nest.row, job.axis_size,
+        reinterpret_cast<Word<kBytes>*>(job.out + offsets[2]), block, job.axis_size,
         job.index_step, job.position_step, vector_ok);
   });
 }

@@ -37,6 +37,8 @@ void CheckAgainstGatherElements(const Dims& data_dims, const Dims& index_dims, i
   const GatherElementsConstant<Index> gather(data_dims, indices.ConstView(), axis);
   using Pattern = typename GatherElementsConstant<Index>::Pattern;
   CHECK(gather.pattern() == (slice_pattern ? Pattern::kSlices : Pattern::kGeneral));
+  // Kept as int32 whatever Index is: the general pattern keeps every index.
+  if (!slice_pattern) CHECK(gather.InternalBufferSize() >= indices.ConstView().ElementCount() * sizeof(int32_t));
   CHECK(gather.InternalBufferSize() > 0);
   ForEachTarget([&](int64_t) {
     TestTensor<T, Strided<>> want(index_dims, out_pad), got(index_dims, out_pad);
@@ -57,6 +59,8 @@ TEST_CASE("GatherElementsConstant matches GatherElements", "[gather]") {
   CheckAgainstGatherElements<int64_t, int64_t>({3, 5, 4, 6}, {2, 5, 4, 5}, 1, true, {});
   CheckAgainstGatherElements<uint8_t, int64_t>({6, 70}, {11, 70}, 0, true, {0, 5});
   CheckAgainstGatherElements<hwy::float16_t, int32_t>({6, 70}, {6, 40}, -1, false, {});
+  CheckAgainstGatherElements<float, int64_t>({4, 9, 33}, {4, 7, 33}, 1, false, {0, 1, 3});
+  CheckAgainstGatherElements<int64_t, int64_t>({3, 17, 5}, {3, 20, 5}, 1, false, {});
 }
 
 TEST_CASE("GatherElementsConstant checks indices once, at construction", "[gather]") {

@@ -218,6 +218,11 @@ std::vector<Row> Rows() {
          in.idx.at({0, 1, 2}) = 9;
          GatherElementsConstant<int64_t>({2, 3, 4}, in.Idx(), 2);
        }},
+      {"GatherElementsConstant axis of 2^31 elements (indices are kept as int32)",
+       ErrorCode::kSizeOverflow, "dim[2] = 2147483648",
+       [](Inputs& in, Outputs&) {
+         GatherElementsConstant<int64_t>({2, 3, size_t{1} << 31}, in.Idx(), 2);
+       }},
       {"Gather output overlapping the data", ErrorCode::kAliasing, "overlaps",
        [](Inputs&, Outputs& out) {
          float* p = out.out.View().data();

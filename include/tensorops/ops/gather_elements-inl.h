@@ -157,8 +157,8 @@ struct RowBlock {
 };
 
 // Gathers a block of rows. 4-byte elements gather with int32 offsets (from
-// int32 or int64 indices), 8-byte elements with int64 indices use int64
-// offsets; other combinations move one element at a time. The caller
+// int32 or int64 indices), 8-byte elements with int64 offsets (int32 indices
+// widened); 1- and 2-byte elements move one at a time. The caller
 // guarantees the offsets fit when vector_ok.
 //
 // Why a block and not one row per call: the rows of Simd's form are short
@@ -177,7 +177,7 @@ HWY_NOINLINE void GatherElementsBlock(const Word<kBytes>* HWY_RESTRICT data,
     size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR  // one lane: the scalar loop is the same thing
     constexpr bool kOffsets32 = kBytes == 4;
-    constexpr bool kOffsets64 = kBytes == 8 && sizeof(Index) == 8;
+    constexpr bool kOffsets64 = kBytes == 8;
     if constexpr (kOffsets32 || kOffsets64) {
       using Offset = hwy::SignedFromSize<kBytes>;
       const hn::ScalableTag<Offset> di;
@@ -190,8 +190,11 @@ HWY_NOINLINE void GatherElementsBlock(const Word<kBytes>* HWY_RESTRICT data,
         hn::Vec<decltype(di)> k;
         if constexpr (kOffsets32) {
           k = LoadResolvedIndices32<kBounds>(di, indices + i, s);
-        } else {
+        } else if constexpr (sizeof(Index) == 8) {
           k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices + i), vs);
+        } else {  // int32 indices widened to 64-bit offsets
+          const hn::Rebind<Index, decltype(di)> d32;
+          k = ResolveIndices<kBounds>(di, hn::PromoteTo(di, hn::LoadU(d32, indices + i)), vs);
         }
         const Word<kBytes>* base = data + static_cast<ptrdiff_t>(i) * position_step;
         hn::StoreU(GatherResolved<kBounds>(dw, di, base, k, index_step, position), dw, out + i);

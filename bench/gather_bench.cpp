@@ -3,7 +3,7 @@
 // int32 and int64 indices, with and without negative indices; tensorops with
 // the default checked bounds (a min/max pass over the indices before any
 // write), unchecked, clamped and zero-filled (range folded into the gather),
-// and constant indices, against a plain loop.
+// and constant indices, against a plain loop and a hand-written AVX-512 loop.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -99,6 +99,23 @@ void Plain(benchmark::State& state, bool negative) {
   SetRates<Index>(state);
 }
 
+// The hand-written AVX-512 loop (bench/peers.cpp): the floor of this CPU's
+// gathers, for indices already in range.
+template <class Index>
+void Avx512Loop(benchmark::State& state) {
+  Problem<Index> p(false);
+  for (auto _ : state) {
+    if (!Avx512GatherElements(p.data.data(), p.indices.data(), p.out.data(), kOuter, kSrc, kIdx,
+                              kInner)) {
+      state.SkipWithError("peers not built with AVX-512");
+      return;
+    }
+    benchmark::DoNotOptimize(p.out.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates<Index>(state);
+}
+
 template <class Index>
 void Register(const char* index_name) {
   for (bool negative : {false, true}) {
@@ -117,6 +134,9 @@ void Register(const char* index_name) {
     benchmark::RegisterBenchmark((op + "/tensorops_constant/" + c).c_str(),
                                  TensoropsConstant<Index>, negative);
     benchmark::RegisterBenchmark((op + "/plain/" + c).c_str(), Plain<Index>, negative);
+    if (!negative) {
+      benchmark::RegisterBenchmark((op + "/avx512_loop/" + c).c_str(), Avx512Loop<Index>);
+    }
   }
 }
 
@@ -188,6 +208,21 @@ void GatherRowsPlain(benchmark::State& state, size_t shift) {
   SetRowRates(state);
 }
 
+// The hand-written AVX-512 loop (bench/peers.cpp): 4 vector copies per row,
+// 16 rows prefetched ahead.
+void GatherRowsAvx512(benchmark::State& state, size_t shift) {
+  RowProblem p(shift);
+  for (auto _ : state) {
+    if (!Avx512GatherRows64(p.table, p.indices.data(), kRows, p.out)) {
+      state.SkipWithError("peers not built with AVX-512");
+      return;
+    }
+    benchmark::DoNotOptimize(p.out);
+    benchmark::ClobberMemory();
+  }
+  SetRowRates(state);
+}
+
 // The reference: the same bytes copied in order by the C library.
 void GatherRowsMemcpy(benchmark::State& state, size_t shift) {
   RowProblem p(shift);
@@ -208,6 +243,8 @@ const bool kRowsRegistered = [] {
                                  GatherRowsTensorops, Bounds::kUnchecked, shift);
     benchmark::RegisterBenchmark(("gather_rows64_f32/plain" + suffix).c_str(), GatherRowsPlain,
                                  shift);
+    benchmark::RegisterBenchmark(("gather_rows64_f32/avx512_loop" + suffix).c_str(),
+                                 GatherRowsAvx512, shift);
     benchmark::RegisterBenchmark(("gather_rows64_f32/memcpy" + suffix).c_str(), GatherRowsMemcpy,
                                  shift);
   }

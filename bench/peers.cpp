@@ -1,6 +1,8 @@
 // Peer implementations for the benchmarks (see peers.h).
 #include "peers.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -530,6 +532,80 @@ void PlainDeinterleave(const float* src, size_t pairs, float* even, float* odd) 
     even[i] = src[2 * i];
     odd[i] = src[2 * i + 1];
   }
+}
+
+#ifdef __AVX512F__
+namespace {
+
+// 16 indices as int32 lanes.
+__m512i Load16(const int32_t* p) { return _mm512_loadu_si512(p); }
+__m512i Load16(const int64_t* p) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return _mm512_permutex2var_epi32(_mm512_loadu_si512(p), even, _mm512_loadu_si512(p + 8));
+}
+
+template <class Index>
+bool Avx512GatherElementsImpl(const float* data, const Index* indices, float* out, size_t outer,
+                              size_t src, size_t idx, size_t inner) {
+  if (inner % 16 != 0) return false;
+  const __m512i position = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i step = _mm512_set1_epi32(static_cast<int>(inner));
+  for (size_t o = 0; o < outer; ++o) {
+    const float* slab = data + o * src * inner;
+    for (size_t c = 0; c < idx; ++c, indices += inner, out += inner) {
+      for (size_t i = 0; i < inner; i += 16) {
+        const __m512i offsets = _mm512_add_epi32(_mm512_mullo_epi32(Load16(indices + i), step), position);
+        _mm512_storeu_ps(out + i, _mm512_i32gather_ps(offsets, slab + i, 4));
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+#endif
+
+bool Avx512GatherElements(const float* data, const int32_t* indices, float* out, size_t outer,
+                          size_t src, size_t idx, size_t inner) {
+#ifdef __AVX512F__
+  return Avx512GatherElementsImpl(data, indices, out, outer, src, idx, inner);
+#else
+  (void)data, (void)indices, (void)out, (void)outer, (void)src, (void)idx, (void)inner;
+  return false;
+#endif
+}
+
+bool Avx512GatherElements(const float* data, const int64_t* indices, float* out, size_t outer,
+                          size_t src, size_t idx, size_t inner) {
+#ifdef __AVX512F__
+  return Avx512GatherElementsImpl(data, indices, out, outer, src, idx, inner);
+#else
+  (void)data, (void)indices, (void)out, (void)outer, (void)src, (void)idx, (void)inner;
+  return false;
+#endif
+}
+
+bool Avx512GatherRows64(const float* table, const int64_t* indices, size_t count, float* out) {
+#ifdef __AVX512F__
+  constexpr size_t kAhead = 16;
+  for (size_t j = 0; j < count; ++j, out += 64) {
+    if (j + kAhead < count) {
+      const char* next = reinterpret_cast<const char*>(table + indices[j + kAhead] * 64);
+      for (int line = 0; line < 4; ++line) _mm_prefetch(next + 64 * line, _MM_HINT_T0);
+    }
+    const float* row = table + indices[j] * 64;
+    const __m512 a = _mm512_loadu_ps(row), b = _mm512_loadu_ps(row + 16);
+    const __m512 c = _mm512_loadu_ps(row + 32), d = _mm512_loadu_ps(row + 48);
+    _mm512_storeu_ps(out, a);
+    _mm512_storeu_ps(out + 16, b);
+    _mm512_storeu_ps(out + 32, c);
+    _mm512_storeu_ps(out + 48, d);
+  }
+  return true;
+#else
+  (void)table, (void)indices, (void)count, (void)out;
+  return false;
+#endif
 }
 
 bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width) {

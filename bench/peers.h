@@ -62,6 +62,20 @@ bool PlainShuffleLayer0(const float* src0, const float* src1, size_t c0, size_t 
 // any NHWC shuffle (the same deinterleave with no pixel boundaries).
 void PlainDeinterleave(const float* src, size_t pairs, float* even, float* odd);
 
+// Hand-written AVX-512 loops for the gather bench: what this CPU's vector
+// gather and copies reach with nothing around them, a floor for the library
+// rather than a peer users could call. False where the peers' TU was not
+// compiled with AVX-512 (-march=native on a machine without it).
+// out[o][c][i] = data[o][indices[o][c][i]][i] for dense (outer, src, inner)
+// data and (outer, idx, inner) indices and out; indices in [0, src).
+bool Avx512GatherElements(const float* data, const int32_t* indices, float* out, size_t outer,
+                          size_t src, size_t idx, size_t inner);
+bool Avx512GatherElements(const float* data, const int64_t* indices, float* out, size_t outer,
+                          size_t src, size_t idx, size_t inner);
+// out row j = table row indices[j], rows of 64 floats, prefetching 16 rows
+// ahead; indices in [0, table rows).
+bool Avx512GatherRows64(const float* table, const int64_t* indices, size_t count, float* out);
+
 // NV12 (dense, Y plane then CbCr) -> interleaved RGB uint8 (OpenCV cvtColor,
 // one thread).
 bool OpenCvNv12ToRgb(const uint8_t* nv12, uint8_t* rgb, size_t height, size_t width);

@@ -114,20 +114,31 @@ HWY_INLINE hn::Vec<DI> ResolveIndices(DI di, hn::Vec<DI> k, hn::Vec<DI> s) {
   return wrapped;
 }
 
-// Lanes(d32) indices as resolved int32 lanes. int64 indices are resolved in
-// 64 bits (so huge values clamp or zero correctly), then narrowed by taking
-// the low halves: exact, because resolved values lie in [-1, s) and s <= 2^31.
+// Lanes(d32) indices as resolved int32 lanes. Clamped and zeroed int64
+// indices are resolved in 64 bits (so huge values clamp or zero correctly),
+// then narrowed by taking the low halves: exact, because resolved values lie
+// in [-1, s) and s <= 2^31. Indices known to lie in [-s, s) have the same
+// low halves as their int32 values, so they are narrowed first and one wrap
+// covers all Lanes(d32) of them instead of two wraps of 64-bit lanes (the
+// loop is bound by issuing instructions around the gather).
 template <Bounds kBounds, class D32, class Index>
 HWY_INLINE hn::Vec<D32> LoadResolvedIndices32(D32 d32, const Index* HWY_RESTRICT p,
                                               int64_t s) {
+  const auto vs32 = hn::Set(d32, static_cast<int32_t>(s));
   if constexpr (sizeof(Index) == 4) {
-    return ResolveIndices<kBounds>(d32, hn::LoadU(d32, p), hn::Set(d32, static_cast<int32_t>(s)));
+    return ResolveIndices<kBounds>(d32, hn::LoadU(d32, p), vs32);
   } else {
     const hn::Repartition<int64_t, D32> d64;
-    const auto vs = hn::Set(d64, s);
-    const auto lo = ResolveIndices<kBounds>(d64, hn::LoadU(d64, p), vs);
-    const auto hi = ResolveIndices<kBounds>(d64, hn::LoadU(d64, p + hn::Lanes(d64)), vs);
-    return hn::ConcatEven(d32, hn::BitCast(d32, hi), hn::BitCast(d32, lo));
+    const auto lo = hn::LoadU(d64, p);
+    const auto hi = hn::LoadU(d64, p + hn::Lanes(d64));
+    if constexpr (kBounds == Bounds::kUnchecked || kBounds == detail::kInRange) {
+      const auto k = hn::ConcatEven(d32, hn::BitCast(d32, hi), hn::BitCast(d32, lo));
+      return ResolveIndices<kBounds>(d32, k, vs32);
+    } else {
+      const auto vs = hn::Set(d64, s);
+      return hn::ConcatEven(d32, hn::BitCast(d32, ResolveIndices<kBounds>(d64, hi, vs)),
+                            hn::BitCast(d32, ResolveIndices<kBounds>(d64, lo, vs)));
+    }
   }
 }
 

@@ -198,7 +198,14 @@ HWY_NOINLINE void GatherElementsBlock(const Word<kBytes>* HWY_RESTRICT data,
                                       Word<kBytes>* HWY_RESTRICT out, RowBlock block,
                                       int64_t s, ptrdiff_t index_step,
                                       ptrdiff_t position_step, bool vector_ok) {
-  for (size_t r = 0; r < block.rows; ++r) {
+  // Rows are reached by byte offsets from the block's start, so no pointer
+  // is ever moved past the last row.
+  size_t data_offset = 0, indices_offset = 0, out_offset = 0;
+  for (size_t r = 0; r < block.rows; ++r, data_offset += block.data_step,
+              indices_offset += block.indices_step, out_offset += block.out_step) {
+    const Word<kBytes>* HWY_RESTRICT data_row = detail::AdvanceBytes(data, data_offset);
+    const Index* HWY_RESTRICT indices_row = detail::AdvanceBytes(indices, indices_offset);
+    Word<kBytes>* HWY_RESTRICT out_row = detail::AdvanceBytes(out, out_offset);
     size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR  // one lane: the scalar loop is the same thing
     constexpr bool kOffsets32 = kBytes == 4;
@@ -214,25 +221,22 @@ HWY_NOINLINE void GatherElementsBlock(const Word<kBytes>* HWY_RESTRICT data,
       for (; vector_ok && i + lanes <= block.count; i += lanes) {
         hn::Vec<decltype(di)> k;
         if constexpr (kOffsets32) {
-          k = LoadResolvedIndices32<kBounds>(di, indices + i, s);
+          k = LoadResolvedIndices32<kBounds>(di, indices_row + i, s);
         } else if constexpr (sizeof(Index) == 8) {
-          k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices + i), vs);
+          k = ResolveIndices<kBounds>(di, hn::LoadU(di, indices_row + i), vs);
         } else {  // int32 indices widened to 64-bit offsets
           const hn::Rebind<Index, decltype(di)> d32;
-          k = ResolveIndices<kBounds>(di, hn::PromoteTo(di, hn::LoadU(d32, indices + i)), vs);
+          k = ResolveIndices<kBounds>(di, hn::PromoteTo(di, hn::LoadU(d32, indices_row + i)), vs);
         }
-        const Word<kBytes>* base = data + static_cast<ptrdiff_t>(i) * position_step;
-        hn::StoreU(GatherResolved<kBounds>(dw, di, base, k, index_step, position), dw, out + i);
+        const Word<kBytes>* base = data_row + static_cast<ptrdiff_t>(i) * position_step;
+        hn::StoreU(GatherResolved<kBounds>(dw, di, base, k, index_step, position), dw, out_row + i);
       }
     }
 #else
     (void)vector_ok;
 #endif
-    GatherElementsRowScalar<kBounds, kBytes>(data, indices, out, i, block.count, s, index_step,
-                                             position_step);
-    data = detail::AdvanceBytes(data, block.data_step);
-    indices = detail::AdvanceBytes(indices, block.indices_step);
-    out = detail::AdvanceBytes(out, block.out_step);
+    GatherElementsRowScalar<kBounds, kBytes>(data_row, indices_row, out_row, i, block.count, s,
+                                             index_step, position_step);
   }
 }
 

@@ -71,6 +71,25 @@ HWY_INLINE void PrefetchSlice(const uint8_t* data, Index k, int64_t axis_size,
   }
 }
 
+// Copies (or, for a kZero index out of range, zeroes) the slice that the
+// index at `index` selects. slice_bytes is slice.row, passed as a value.
+template <Bounds kBounds, class Index, bool kContiguous>
+HWY_INLINE void GatherOneSlice(const uint8_t* data, const uint8_t* index, int64_t axis_size,
+                               size_t axis_stride, const LoopNest<2>& slice,
+                               size_t slice_bytes, uint8_t* to) {
+  Index k;
+  hwy::CopySameSize(reinterpret_cast<const Index*>(index), &k);
+  int64_t resolved;
+  const bool valid = ResolveIndex<kBounds>(k, axis_size, resolved);
+  const uint8_t* from = valid ? data + static_cast<size_t>(resolved) * axis_stride : nullptr;
+  if constexpr (kContiguous) {
+    if (from == nullptr) return ZeroBytesRow(to, slice_bytes);
+    CopyBytesRow(from, to, slice_bytes);
+  } else {
+    CopySlice(slice, from, to);
+  }
+}
+
 // Copies the slices one row of `count` indices selects. Everything the loop
 // reads is a by-value parameter: the copies store through uint8_t pointers,
 // which may alias any object in memory, so values read from the job (or
@@ -83,19 +102,6 @@ HWY_NOINLINE void GatherIndexRow(const uint8_t* data, const uint8_t* indices,
                                  const LoopNest<2>& slice) {
   const size_t slice_bytes = slice.row;
   const size_t prefetch_lines = PrefetchLines(slice_bytes);
-  const auto copy = [=, &slice](const uint8_t* index, uint8_t* dst) {
-    Index k;
-    hwy::CopySameSize(reinterpret_cast<const Index*>(index), &k);
-    int64_t resolved;
-    const bool valid = ResolveIndex<kBounds>(k, axis_size, resolved);
-    const uint8_t* from = valid ? data + static_cast<size_t>(resolved) * axis_stride : nullptr;
-    if constexpr (kContiguous) {
-      if (from == nullptr) return ZeroBytesRow(dst, slice_bytes);
-      CopyBytesRow(from, dst, slice_bytes);
-    } else {
-      CopySlice(slice, from, dst);
-    }
-  };
   // Slices are read in index order, which is random: ask for the slice a few
   // indices ahead so its lines arrive while this one is copied. The last
   // kPrefetchDistance slices run in a second loop so neither loop branches
@@ -107,9 +113,13 @@ HWY_NOINLINE void GatherIndexRow(const uint8_t* data, const uint8_t* indices,
     hwy::CopySameSize(reinterpret_cast<const Index*>(indices + kPrefetchDistance * index_stride),
                       &ahead);
     PrefetchSlice(data, ahead, axis_size, axis_stride, prefetch_lines);
-    copy(indices, to);
+    GatherOneSlice<kBounds, Index, kContiguous>(data, indices, axis_size, axis_stride, slice,
+                                                slice_bytes, to);
   }
-  for (; j < count; ++j, indices += index_stride, to += out_step) copy(indices, to);
+  for (; j < count; ++j, indices += index_stride, to += out_step) {
+    GatherOneSlice<kBounds, Index, kContiguous>(data, indices, axis_size, axis_stride, slice,
+                                                slice_bytes, to);
+  }
 }
 
 template <Bounds kBounds, class Index>

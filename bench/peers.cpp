@@ -544,9 +544,13 @@ __m512i Load16(const int64_t* p) {
   return _mm512_permutex2var_epi32(_mm512_loadu_si512(p), even, _mm512_loadu_si512(p + 8));
 }
 
+}  // namespace
+#endif
+
 template <class Index>
-bool Avx512GatherElementsImpl(const float* data, const Index* indices, float* out, size_t outer,
-                              size_t src, size_t idx, size_t inner) {
+bool Avx512GatherElements(const float* data, const Index* indices, float* out, size_t outer,
+                          size_t src, size_t idx, size_t inner) {
+#ifdef __AVX512F__
   if (inner % 16 != 0) return false;
   const __m512i position = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i step = _mm512_set1_epi32(static_cast<int>(inner));
@@ -560,30 +564,16 @@ bool Avx512GatherElementsImpl(const float* data, const Index* indices, float* ou
     }
   }
   return true;
-}
-
-}  // namespace
-#endif
-
-bool Avx512GatherElements(const float* data, const int32_t* indices, float* out, size_t outer,
-                          size_t src, size_t idx, size_t inner) {
-#ifdef __AVX512F__
-  return Avx512GatherElementsImpl(data, indices, out, outer, src, idx, inner);
 #else
   (void)data, (void)indices, (void)out, (void)outer, (void)src, (void)idx, (void)inner;
   return false;
 #endif
 }
 
-bool Avx512GatherElements(const float* data, const int64_t* indices, float* out, size_t outer,
-                          size_t src, size_t idx, size_t inner) {
-#ifdef __AVX512F__
-  return Avx512GatherElementsImpl(data, indices, out, outer, src, idx, inner);
-#else
-  (void)data, (void)indices, (void)out, (void)outer, (void)src, (void)idx, (void)inner;
-  return false;
-#endif
-}
+template bool Avx512GatherElements(const float*, const int32_t*, float*, size_t, size_t, size_t,
+                                   size_t);
+template bool Avx512GatherElements(const float*, const int64_t*, float*, size_t, size_t, size_t,
+                                   size_t);
 
 bool Avx512GatherRows64(const float* table, const int64_t* indices, size_t count, float* out) {
 #ifdef __AVX512F__

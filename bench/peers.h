@@ -68,9 +68,9 @@ void PlainDeinterleave(const float* src, size_t pairs, float* even, float* odd);
 // compiled with AVX-512 (-march=native on a machine without it).
 // out[o][c][i] = data[o][indices[o][c][i]][i] for dense (outer, src, inner)
 // data and (outer, idx, inner) indices and out; indices in [0, src).
-bool Avx512GatherElements(const float* data, const int32_t* indices, float* out, size_t outer,
-                          size_t src, size_t idx, size_t inner);
-bool Avx512GatherElements(const float* data, const int64_t* indices, float* out, size_t outer,
+// Index is int32_t or int64_t (instantiated in peers.cpp).
+template <class Index>
+bool Avx512GatherElements(const float* data, const Index* indices, float* out, size_t outer,
                           size_t src, size_t idx, size_t inner);
 // out row j = table row indices[j], rows of 64 floats, prefetching 16 rows
 // ahead; indices in [0, table rows).

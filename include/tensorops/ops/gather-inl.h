@@ -22,16 +22,20 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Copies n bytes, or zeroes them when from is null (a kZero index out of
+// range).
+HWY_INLINE void CopyOrZeroRow(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to,
+                              size_t n) {
+  if (from == nullptr) return ZeroBytesRow(to, n);
+  CopyBytesRow(from, to, n);
+}
+
 // Copies (or zeroes, when from is null) one slice.
 HWY_INLINE void CopySlice(const LoopNest<2>& slice, const uint8_t* HWY_RESTRICT from,
                           uint8_t* HWY_RESTRICT to) {
-  if (slice.outer_rank == 0) {  // the common case: one contiguous run
-    if (from == nullptr) return ZeroBytesRow(to, slice.row);
-    return CopyBytesRow(from, to, slice.row);
-  }
+  if (slice.outer_rank == 0) return CopyOrZeroRow(from, to, slice.row);  // one contiguous run
   ForEachRow(slice, [&](const size_t (&offsets)[2]) {
-    if (from == nullptr) return ZeroBytesRow(to + offsets[1], slice.row);
-    CopyBytesRow(from + offsets[0], to + offsets[1], slice.row);
+    CopyOrZeroRow(from == nullptr ? nullptr : from + offsets[0], to + offsets[1], slice.row);
   });
 }
 
@@ -83,8 +87,7 @@ HWY_INLINE void GatherOneSlice(const uint8_t* data, const uint8_t* index, int64_
   const bool valid = ResolveIndex<kBounds>(k, axis_size, resolved);
   const uint8_t* from = valid ? data + static_cast<size_t>(resolved) * axis_stride : nullptr;
   if constexpr (kContiguous) {
-    if (from == nullptr) return ZeroBytesRow(to, slice_bytes);
-    CopyBytesRow(from, to, slice_bytes);
+    CopyOrZeroRow(from, to, slice_bytes);
   } else {
     CopySlice(slice, from, to);
   }

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -37,6 +38,8 @@ template <IndexType Index>
 class GatherElementsConstant {
  public:
   enum class Pattern : uint8_t { kGeneral, kSlices };
+  // The type the normalised indices are kept as, whatever Index is.
+  using KeptIndex = int32_t;
 
   template <Layout L>
   GatherElementsConstant(const Dims& data_dims, const TensorView<const Index, L>& indices,
@@ -54,7 +57,7 @@ class GatherElementsConstant {
                      " exceeds data dim[", d, "] = ", data_dims[d]);
       }
     }
-    if (data_dims[axis_] > static_cast<size_t>(INT32_MAX)) {
+    if (data_dims[axis_] > static_cast<size_t>(std::numeric_limits<KeptIndex>::max())) {
       detail::Fail(ErrorCode::kSizeOverflow, kOp, ": data dim[", axis_, "] = ", data_dims[axis_],
                    " has 2^31 or more elements; constant indices are kept as int32 (use "
                    "GatherElements for such an axis)");
@@ -72,7 +75,7 @@ class GatherElementsConstant {
 
   // Bytes owned: the normalised indices, or one index per slice.
   size_t InternalBufferSize() const {
-    return (normalized_.capacity() + per_slice_.capacity()) * sizeof(int32_t);
+    return (normalized_.capacity() + per_slice_.capacity()) * sizeof(KeptIndex);
   }
 
   template <class S, Layout LD, class O, Layout LO, Executor E = SerialExecutor>
@@ -94,14 +97,14 @@ class GatherElementsConstant {
     }
     if (out.IsEmpty()) return;
     if (pattern_ == Pattern::kGeneral) {
-      const TensorView<const int32_t, Strided<>> indices(normalized_.data(), dims_);
+      const TensorView<const KeptIndex, Strided<>> indices(normalized_.data(), dims_);
       // Normalised: every index is in [0, s), so the kernel skips the wrap.
-      GatherElements<int32_t>{.axis = static_cast<int>(axis_), .bounds = detail::kInRange}(
+      GatherElements<KeptIndex>{.axis = static_cast<int>(axis_), .bounds = detail::kInRange}(
           data, indices, out, executor);
       return;
     }
     // kSlices: a Gather whose index row changes with the outer position.
-    typename GatherKernel<int32_t>::Job job{};
+    typename GatherKernel<KeptIndex>::Job job{};
     job.data = reinterpret_cast<const uint8_t*>(data.data());
     job.indices = reinterpret_cast<const uint8_t*>(per_slice_.data());
     job.out = reinterpret_cast<uint8_t*>(out.data());
@@ -112,16 +115,16 @@ class GatherElementsConstant {
     // per_slice_ is dense over dims [0, axis]: its stride for dim d < axis is
     // the product of dims (d, axis] times the index size.
     for (size_t d = 0; d < axis_; ++d) {
-      size_t index_stride = sizeof(int32_t);
+      size_t index_stride = sizeof(KeptIndex);
       for (size_t e = d + 1; e <= axis_; ++e) index_stride *= dims_[e];
       const size_t strides[3] = {data.StrideBytes(d), out.StrideBytes(d), index_stride};
       AppendLoop(job.outer, dims_[d], strides);
     }
     job.index.row = dims_[axis_];
-    job.index_stride = sizeof(int32_t);
+    job.index_stride = sizeof(KeptIndex);
     job.out_step = out.StrideBytes(axis_);
     job.slice = GatherSliceNest(data, axis_ + 1, out, axis_ + 1, sizeof(T));
-    detail::RunKernelOn(executor, GatherKernel<int32_t>{}, job);
+    detail::RunKernelOn(executor, GatherKernel<KeptIndex>{}, job);
   }
 
  private:
@@ -133,7 +136,7 @@ class GatherElementsConstant {
     Extents position = detail::ZeroIndex(dims_);
     do {
       const Index k = indices.at(position);
-      normalized_.push_back(static_cast<int32_t>(k < 0 ? k + s : k));
+      normalized_.push_back(static_cast<KeptIndex>(k < 0 ? k + s : k));
     } while (detail::NextIndex(position, dims_, dims_.size()));
   }
 
@@ -159,8 +162,8 @@ class GatherElementsConstant {
   Dims data_dims_;
   Dims dims_;
   size_t axis_ = 0;
-  std::vector<int32_t> normalized_;  // in [0, s), s < 2^31
-  std::vector<int32_t> per_slice_;
+  std::vector<KeptIndex> normalized_;  // in [0, s), s < 2^31
+  std::vector<KeptIndex> per_slice_;
   Pattern pattern_ = Pattern::kGeneral;
 };
 

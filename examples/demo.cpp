@@ -217,12 +217,15 @@ int main() {
       }
     }
   }
-  // The class scores from the double pooled features.
+  // The class scores from the double pooled features. (std::max, not
+  // std::fmax: GCC 12.2 for aarch64 crashes vectorising an fmax reduction
+  // around this unrolled inner loop, "internal compiler error in
+  // vect_transform_reduction"; from a non-NaN start both skip a NaN alike.)
   double logit_error = 0;
   for (size_t j = 0; j < 1000; ++j) {
     double want = bias[j];
     for (size_t c = 0; c < 12; ++c) want += pooled_want[c] * fc_weights[c * 1000 + j];
-    logit_error = std::fmax(logit_error, std::fabs(logits[j] - want));
+    logit_error = std::max(logit_error, std::fabs(logits[j] - want));
   }
   std::printf("  max |RGB - uint8 RGB normalised| = %.2g, max |gate - double reference| = %.2g,\n"
               "  max |class score - double reference| = %.2g\n",

@@ -5,12 +5,15 @@
 # Then builds the tests once more with clang's AddressSanitizer and
 # UndefinedBehaviorSanitizer (no recovery: any report fails) and runs them on
 # every target again.
-# Finally builds the libFuzzer targets (clang, ASan+UBSan) and runs each for
+# Then builds the libFuzzer targets (clang, ASan+UBSan) and runs each for
 # FUZZ_SECONDS (default 15) from the seed corpus in tests/fuzz/corpus.
-# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz]   (default: all four)
+# Finally cross-builds tests, examples and consumers for 64-bit Arm (GCC) and
+# runs the whole suite under qemu-user on four emulated CPUs: SVE at 128, 256
+# and 512 bits (together they reach SVE2_128, SVE_256, SVE2, SVE and NEON)
+# and a NEON-only Cortex-A72.
+# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64]   (default: all five)
 set -eu
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --bench
 jobs=$(nproc)
 
 # Every step checks its own status: `set -e` does not apply inside a
@@ -52,15 +55,43 @@ fuzz() {
   done
 }
 
+# The emulated CPUs (qemu's -cpu) and what Highway runs on each.
+arm_cpus="max,sve-default-vector-length=16 max,sve-default-vector-length=32
+  max,sve-default-vector-length=64 cortex-a72"
+
+aarch64() {
+  echo "== aarch64: cross-build, then the suite under qemu on each CPU"
+  scripts/install-deps.sh --aarch64 || return 1
+  # No benchmarks: speed under emulation means nothing.
+  cmake -S . -B build/aarch64 -DCMAKE_BUILD_TYPE=Release -DTENSOROPS_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake >/dev/null || return 1
+  cmake --build build/aarch64 -j"$jobs" || return 1
+  for cpu in $arm_cpus; do
+    export TENSOROPS_QEMU_CPU="$cpu"
+    # Which targets this CPU runs, as the dispatch test finds them (every
+    # test runs each of them).
+    targets=$(cmake/toolchains/qemu-aarch64.sh build/aarch64/tests/dispatch_test \
+      "Every compiled target this CPU supports is reached" 2>&1 |
+      sed -n 's/.*runnable targets: //p')
+    echo "-- qemu -cpu $cpu: targets $targets"
+    (cd build/aarch64 && ctest -j"$jobs" --output-on-failure) || return 1
+  done
+  unset TENSOROPS_QEMU_CPU
+}
+
 case "${1:-all}" in
-  gcc | clang | sanitize | fuzz) configs=$1 ;;
-  all) configs="gcc clang sanitize fuzz" ;;
-  *) echo "usage: $0 [gcc|clang|sanitize|fuzz]" >&2; exit 2 ;;
+  gcc | clang | sanitize | fuzz | aarch64) configs=$1 ;;
+  all) configs="gcc clang sanitize fuzz aarch64" ;;
+  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64]" >&2; exit 2 ;;
+esac
+case "$configs" in
+  aarch64) ;;
+  *) scripts/install-deps.sh --bench ;;
 esac
 for c in $configs; do
-  if [ "$c" = fuzz ]; then
-    if ! fuzz; then
-      echo "== FAILED: fuzz" >&2
+  if [ "$c" = fuzz ] || [ "$c" = aarch64 ]; then
+    if ! $c; then
+      echo "== FAILED: $c" >&2
       exit 1
     fi
     continue

@@ -16,6 +16,13 @@
 #if HWY_ONCE
 namespace user_code {
 HWY_EXPORT(DoubleAll);
+
+// HWY_DYNAMIC_DISPATCH is used inside the namespace of its HWY_EXPORT: when
+// only one target is compiled (e.g. Arm with SVE disabled) it becomes
+// N_<TARGET>::DoubleAll, which resolves only from here.
+int64_t DispatchDoubleAll(float* values, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(DoubleAll)(values, n);
+}
 }  // namespace user_code
 
 namespace tensorops::test {
@@ -23,7 +30,7 @@ namespace tensorops::test {
 ComposableResult RunComposable(const std::vector<float>& in) {
   ComposableResult result;
   std::vector<float> doubled = in;
-  result.user_target = HWY_DYNAMIC_DISPATCH(user_code::DoubleAll)(doubled.data(), doubled.size());
+  result.user_target = user_code::DispatchDoubleAll(doubled.data(), doubled.size());
   std::vector<hwy::bfloat16_t> half(in.size());
   Convert{}(TensorView<const float, Strided<1>>(doubled.data(), {doubled.size()}),
             TensorView<hwy::bfloat16_t, Strided<1>>(half.data(), {half.size()}));

@@ -3,6 +3,7 @@
 // links against explicit instantiations.
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <tensorops/tensorops.h>
@@ -30,6 +31,25 @@ TEST_CASE("Every compiled target this CPU supports is reached", "[dispatch]") {
   std::string names;
   for (int64_t t : runnable) names += std::string(hwy::TargetName(t)) + " ";
   WARN("runnable targets: " << names << "(default: " << ActiveTargetName() << ")");
+}
+
+// Highway 1.0.3 on Arm: an unforced hwy::SupportedTargets() resets the chosen
+// target to a mask without SVE_256 / SVE2_128, so asking which targets exist
+// once made every later op run the wider-but-slower SVE/SVE2 code. Every
+// query here goes through tensorops, and the best target keeps running.
+TEST_CASE("Asking which targets run leaves the best one running", "[dispatch]") {
+  const int64_t best = RunnableTargets().front();
+  CHECK(DispatchedTarget() == best);
+  CHECK(ActiveTarget() == best);
+  CHECK(DispatchedTarget() == best);
+  (void)RunnableTargets();
+  CHECK(DispatchedTarget() == best);
+  {
+    ScopedTarget forced(RunnableTargets().back());
+    CHECK(DispatchedTarget() == RunnableTargets().back());
+  }
+  CHECK(DispatchedTarget() == best);
+  CHECK(std::string(ActiveTargetName()) == hwy::TargetName(best));
 }
 
 TEST_CASE("ScopedTarget forces, nests and restores", "[dispatch]") {

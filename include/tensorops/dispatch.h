@@ -51,6 +51,20 @@ inline int64_t& ForcedTarget() {
   return forced;
 }
 
+// hwy::SupportedTargets(), leaving Highway's chosen target as it should be.
+// With nothing forced, Highway 1.0.3 re-detects the CPU and, before it adds
+// the width-specific targets (SVE_256 on 256-bit SVE, SVE2_128 on 128-bit
+// SVE2, found by a dispatched call), resets the chosen target to the mask
+// without them; it returns the full mask but never chooses from it again.
+// Every later op would then run SVE or SVE2 instead of the fixed-width
+// target. Choosing from the returned mask puts it right on every
+// architecture (elsewhere it is the mask Highway chose from anyway).
+inline int64_t SupportedTargets() {
+  const int64_t supported = hwy::SupportedTargets();
+  hwy::GetChosenTarget().Update(supported);
+  return supported;
+}
+
 }  // namespace detail
 
 // Every target this TU compiled kernels for, best first.
@@ -66,7 +80,7 @@ inline std::vector<int64_t> CompiledTargets() {
 inline std::vector<int64_t> RunnableTargets() {
   const int64_t forced = detail::ForcedTarget();
   if (forced != 0) hwy::SetSupportedTargetsForTest(0);
-  const int64_t supported = hwy::SupportedTargets();
+  const int64_t supported = detail::SupportedTargets();
   if (forced != 0) hwy::SetSupportedTargetsForTest(forced);
   std::vector<int64_t> targets;
   for (int64_t t : CompiledTargets()) {
@@ -77,7 +91,7 @@ inline std::vector<int64_t> RunnableTargets() {
 
 // The target whose kernels ops call now.
 inline int64_t ActiveTarget() {
-  return detail::ChooseTarget(hwy::SupportedTargets());
+  return detail::ChooseTarget(detail::SupportedTargets());
 }
 
 inline const char* ActiveTargetName() {
@@ -116,7 +130,7 @@ class ScopedTarget {
     detail::ForcedTarget() = target;
     hwy::SetSupportedTargetsForTest(target);  // 0 restores real detection
     // Re-resolve now rather than on the next call through a table.
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    detail::SupportedTargets();
   }
   int64_t previous_;
 };

@@ -14,6 +14,7 @@
 #include "tensorops/api.h"
 
 #include "tensorops/detail/math-inl.h"
+#include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/detail/tile_transpose-inl.h"

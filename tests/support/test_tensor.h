@@ -15,7 +15,9 @@
 namespace tensorops::test {
 
 inline constexpr uint8_t kSentinel = 0xA5;
-inline constexpr size_t kGuardBytes = 64;
+// One whole vector of the widest target (2048-bit SVE): a full-vector store
+// past the end lands in the guard, where OnlyElementsWritten sees it.
+inline constexpr size_t kGuardBytes = 256;
 
 // Calls fn(index) for every index of dims, last dimension fastest.
 inline void ForEachIndex(const Dims& dims, const std::function<void(const Extents&)>& fn) {

@@ -21,7 +21,7 @@ struct DispatchTable {
   using Kernel = void (*)(const Op&, const typename Op::Job&);
 
   static void ResolveAndRun(const Op& op, const typename Op::Job& job) {
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    SupportedTargets();  // chooses the target (see dispatch.h)
     kTable[hwy::GetChosenTarget().GetIndex()](op, job);
   }
 

@@ -63,7 +63,8 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
 
 // exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
 // result before scaling, so callers can multiply by a factor first and round
-// a denormal result once. hi is clamped to [-120, 89]: exp gives 0 and +Inf
+// a denormal result once. The parts come back through references: a struct
+// of two vectors would not compile for SVE, whose vectors are sizeless. hi is clamped to [-120, 89]: exp gives 0 and +Inf
 // there after scaling, with room below for callers' factors up to e^16.
 // NaN is the caller's to restore.
 //
@@ -72,12 +73,13 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
 // hi - k*ln2_hi are exact (|k| <= 174 here). exp(r) = 1 + r + r^2 P(r) on
 // |r| <= ln2/2 (k comes from hi + lo, so lo does not widen r's range).
 template <class D>
-struct ExpParts {
-  hn::Vec<D> q;                       // exp(r) - 1, |q| < 0.5
-  hn::Vec<hn::RebindToSigned<D>> k;
+using ExpScale = hn::Vec<hn::RebindToSigned<D>>;  // the k of 2^k
 
-  hn::Vec<D> Mantissa(D d) const { return hn::Add(hn::Set(d, 1.0f), q); }
-};
+// 1 + q, the factor before 2^k.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpMantissa(D d, hn::Vec<D> q) {
+  return hn::Add(hn::Set(d, 1.0f), q);
+}
 
 // exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding).
 template <class D>
@@ -87,19 +89,21 @@ HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
   return hn::MulAdd(hn::Mul(r, r), Polynomial(d, r, kP), r);
 }
 
+// q = exp(r) - 1 with |q| < 0.5, and k.
 template <bool kHasLow, class D>
-HWY_INLINE ExpParts<D> ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in) {
+HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, ExpScale<D>& k) {
   const hn::RebindToSigned<D> di;
   const auto x = hn::Min(hn::Max(hi, hn::Set(d, -120.0f)), hn::Set(d, 89.0f));
   // A clamped hi makes lo meaningless (and it may be large: lo is below
   // half an ULP of hi, not of the clamp).
   const auto lo = kHasLow ? hn::IfThenElse(hn::Eq(x, hi), lo_in, hn::Zero(d)) : lo_in;
   const auto sum = kHasLow ? hn::Add(x, lo) : x;
-  const auto k = hn::Round(hn::Mul(sum, hn::Set(d, 1.44269504f)));
-  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
-  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
+  const auto kf = hn::Round(hn::Mul(sum, hn::Set(d, 1.44269504f)));
+  auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(kf, hn::Set(d, -2.12194440e-4f), r);
   if constexpr (kHasLow) r = hn::Add(r, lo);
-  return {ExpMinus1(d, r), hn::ConvertTo(di, k)};
+  q = ExpMinus1(d, r);
+  k = hn::ConvertTo(di, kf);
 }
 
 template <class D>
@@ -114,8 +118,10 @@ HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
     const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1(d, r));
     return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, k))));
   }
-  const ExpParts<D> e = ExpSplit<false>(d, x, x);
-  return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, e.Mantissa(d), e.k));
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpSplit<false>(d, x, x, q, k);
+  return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, ExpMantissa(d, q), k));
 }
 
 // exp(x) - 1 without cancellation: with exp(x) = 2^k (1 + q),
@@ -125,12 +131,14 @@ HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
 template <class D>
 HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
   const hn::RebindToSigned<D> di;
-  const ExpParts<D> e = ExpSplit<false>(d, x, x);
-  const auto k = hn::Min(hn::Max(e.k, hn::Set(di, -24)), hn::Set(di, 24));
+  hn::Vec<D> q;
+  ExpScale<D> e_k;
+  ExpSplit<false>(d, x, x, q, e_k);
+  const auto k = hn::Min(hn::Max(e_k, hn::Set(di, -24)), hn::Set(di, 24));
   const auto scale = Pow2(d, k);
-  const auto mid = hn::MulAdd(scale, e.q, hn::Sub(scale, hn::Set(d, 1.0f)));
-  const auto far = hn::Sub(ScaleByPow2(d, e.Mantissa(d), e.k), hn::Set(d, 1.0f));
-  const auto in_range = hn::RebindMask(d, hn::Eq(k, e.k));
+  const auto mid = hn::MulAdd(scale, q, hn::Sub(scale, hn::Set(d, 1.0f)));
+  const auto far = hn::Sub(ScaleByPow2(d, ExpMantissa(d, q), e_k), hn::Set(d, 1.0f));
+  const auto in_range = hn::RebindMask(d, hn::Eq(k, e_k));
   // For |x| < 0.35 (k = 0) this is q itself: r + r^2 P(r), exact in sign.
   return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(in_range, mid, far));
 }
@@ -139,14 +147,14 @@ HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
 // 12 bits, so zh^2 is exact and -(zl (zh + z)) is the small rest. Returned
 // before scaling, like ExpSplit.
 template <class D>
-HWY_INLINE ExpParts<D> ExpNegSquare(D d, hn::Vec<D> z, float factor) {
+HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k) {
   const hn::RebindToUnsigned<D> du;
   const auto zh = hn::BitCast(d, hn::And(hn::BitCast(du, z), hn::Set(du, 0xFFFFF000u)));
   const auto zl = hn::Sub(z, zh);
   const auto f = hn::Set(d, factor);  // a power of two: scaling stays exact
   const auto hi = hn::Mul(hn::Mul(zh, zh), f);
   const auto lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
-  return ExpSplit<true>(d, hn::Neg(hi), hn::Neg(lo));
+  ExpSplit<true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
 }
 
 // log(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)) (denormals are scaled by
@@ -234,16 +242,18 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
   const auto negative = hn::Lt(hi, hn::Zero(d));
   // -|t| in two parts.
   const auto neg_lo = kHasLow ? hn::IfThenElse(negative, lo, hn::Neg(lo)) : lo;
-  const ExpParts<D> e = ExpSplit<kHasLow>(d, hn::Neg(hn::Abs(hi)), neg_lo);
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpSplit<kHasLow>(d, hn::Neg(hn::Abs(hi)), neg_lo, q, k);
   const auto one = hn::Set(d, 1.0f);
-  const auto e_full = ScaleByPow2(d, e.Mantissa(d), e.k);
+  const auto e_full = ScaleByPow2(d, ExpMantissa(d, q), k);
   const auto den = hn::Add(one, e_full);
   const auto den_err = hn::Add(hn::Sub(one, den), e_full);  // exact
-  const auto num = hn::IfThenElse(negative, hn::MulAdd(m, e.q, m), m);
+  const auto num = hn::IfThenElse(negative, hn::MulAdd(m, q, m), m);
   auto r = hn::Div(num, den);
   // (m = +-Inf: the correction would be Inf * 0.)
   r = hn::IfThenElse(hn::IsInf(r), r, hn::NegMulAdd(r, hn::Div(den_err, den), r));
-  return hn::IfThenElse(negative, ScaleByPow2(d, r, e.k), r);
+  return hn::IfThenElse(negative, ScaleByPow2(d, r, k), r);
 }
 
 template <class D>
@@ -302,8 +312,10 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
   const auto a = hn::Min(hn::Abs(x), hn::Set(d, 4.0f));
   const auto is_small = hn::Lt(a, hn::Set(d, 0.5f));
   if (hn::AllTrue(d, is_small)) return ErfSmall(d, x);  // NaN stays NaN
-  const ExpParts<D> e = ExpNegSquare(d, a, 1.0f);
-  const auto erfc = ScaleByPow2(d, hn::Mul(e.Mantissa(d), ErfcScaled(d, a)), e.k);
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpNegSquare(d, a, 1.0f, q, k);
+  const auto erfc = ScaleByPow2(d, hn::Mul(ExpMantissa(d, q), ErfcScaled(d, a)), k);
   const auto large = hn::CopySignToAbs(hn::Sub(hn::Set(d, 1.0f), erfc), x);
   const auto result = hn::IfThenElse(is_small, ErfSmall(d, x), large);
   return hn::IfThenElse(hn::IsNaN(x), x, result);
@@ -351,9 +363,11 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
   const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
   const auto x2 = hn::Mul(x, x);
   const auto middle = hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, x2, kF), half_x);
-  const ExpParts<D> e = ExpNegSquare(d, a, 0.5f);
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpNegSquare(d, a, 0.5f, q, k);
   const auto h = GeluTailH(d, a);
-  const auto tail = ScaleByPow2(d, hn::MulAdd(e.q, h, h), e.k);  // exp(-a^2/2) H(a)
+  const auto tail = ScaleByPow2(d, hn::MulAdd(q, h, h), k);  // exp(-a^2/2) H(a)
   const auto threshold = hn::Set(d, 0.665f);
   auto result = hn::IfThenElse(hn::Le(x, hn::Neg(threshold)), hn::Neg(tail), middle);
   result = hn::IfThenElse(hn::Ge(x, threshold), hn::Sub(x, tail), result);
@@ -406,15 +420,11 @@ HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
 // |k| < 2^23 (|x| < 1.3e7) k P1 and x - k P1 are exact and r is accurate to
 // ~2^-80 of pi/2 even when x is a near multiple of pi/2. Above that the
 // result degrades (there is no Payne-Hanek step); it stays in [-1, 1].
-// The lanes of d are the lanes of a full double vector.
+// The lanes of d are the lanes of a full double vector. Returns r in
+// [-pi/4, pi/4] and k (whose low two bits are the quadrant).
 template <class D>
-struct Reduced {
-  hn::Vec<D> r;                          // in [-pi/4, pi/4]
-  hn::Vec<hn::RebindToSigned<D>> quadrant;  // k mod 4 in the low two bits
-};
-
-template <class D>
-HWY_INLINE Reduced<D> ReduceHalfPi(D d, hn::Vec<D> x) {
+HWY_INLINE void ReduceHalfPi(D d, hn::Vec<D> x, hn::Vec<D>& r_out,
+                             hn::Vec<hn::RebindToSigned<D>>& quadrant) {
   const hn::RebindToSigned<D> di;
 #if HWY_HAVE_FLOAT64
   const hn::Rebind<double, D> dd;
@@ -424,7 +434,8 @@ HWY_INLINE Reduced<D> ReduceHalfPi(D d, hn::Vec<D> x) {
   r = hn::NegMulAdd(k, hn::Set(dd, -8.705515695504166e-10), r);
   const auto big = hn::Set(dd, 2147483647.0);  // DemoteTo needs |k| < 2^31
   const auto k_small = hn::Min(hn::Max(k, hn::Neg(big)), big);
-  return {hn::DemoteTo(d, r), hn::DemoteTo(di, k_small)};
+  r_out = hn::DemoteTo(d, r);
+  quadrant = hn::DemoteTo(di, k_small);
 #else
   // Float-only targets (e.g. Armv7): three-part Cody-Waite, the first two
   // parts with 11 and 12 bits, so k P1 and k P2 are exact for |k| < 2^12.
@@ -432,7 +443,8 @@ HWY_INLINE Reduced<D> ReduceHalfPi(D d, hn::Vec<D> x) {
   auto r = hn::NegMulAdd(k, hn::Set(d, 1.5703125f), x);
   r = hn::NegMulAdd(k, hn::Set(d, 4.838705062866211e-4f), r);
   r = hn::NegMulAdd(k, hn::Set(d, -4.371138828673793e-08f), r);
-  return {r, hn::ConvertTo(di, k)};
+  r_out = r;
+  quadrant = hn::ConvertTo(di, k);
 #endif
 }
 
@@ -459,14 +471,16 @@ HWY_INLINE hn::Vec<D> CosPoly(D d, hn::Vec<D> r) {
 template <bool kCos, class D>
 HWY_INLINE hn::Vec<D> SinCos(D d, hn::Vec<D> x) {
   const hn::RebindToSigned<D> di;
-  const Reduced<D> red = ReduceHalfPi(d, x);
-  const auto q = kCos ? hn::Add(red.quadrant, hn::Set(di, 1)) : red.quadrant;
+  hn::Vec<D> reduced;
+  hn::Vec<hn::RebindToSigned<D>> quadrant;
+  ReduceHalfPi(d, x, reduced, quadrant);
+  const auto q = kCos ? hn::Add(quadrant, hn::Set(di, 1)) : quadrant;
   const auto use_cos = hn::RebindMask(d, hn::Eq(hn::And(q, hn::Set(di, 1)), hn::Set(di, 1)));
   const auto negate = hn::RebindMask(d, hn::Eq(hn::And(q, hn::Set(di, 2)), hn::Set(di, 2)));
   // Beyond the reduction's range r may be anything; clamping keeps the result
   // in [-1, 1] (its value is then not meaningful).
   const auto quarter_pi = hn::Set(d, 0.785398185f);
-  const auto r = hn::Min(hn::Max(red.r, hn::Neg(quarter_pi)), quarter_pi);
+  const auto r = hn::Min(hn::Max(reduced, hn::Neg(quarter_pi)), quarter_pi);
   const auto v = hn::IfThenElse(use_cos, CosPoly(d, r), SinPoly(d, r));
   // Inf - k pi/2 is NaN, which the clamp may have turned into a number.
   return hn::IfThenElse(hn::IsFinite(x), hn::IfThenElse(negate, hn::Neg(v), v),

@@ -27,12 +27,19 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <class Op>
 struct Impl;
 
+// Room for one whole vector of T on this target, whatever tag it is loaded
+// with. Not MaxLanes(d): with Highway 1.0.3 on SVE, a float16 tag rebound
+// from a float tag reports fewer lanes than Load and Store then move (a
+// buffer sized by it overflowed at 256-bit SVE and wider).
+template <class T>
+inline constexpr size_t kVectorBufferLanes = HWY_MAX_BYTES / sizeof(T);
+
 // Loads the first `count` elements from p (count < Lanes(d)); the other lanes
 // are zero. Reads exactly count elements, so it never crosses the row's end.
 template <class D>
 HWY_INLINE hn::Vec<D> LoadTail(D d, const hn::TFromD<D>* HWY_RESTRICT p,
                                size_t count) {
-  HWY_ALIGN hn::TFromD<D> buffer[hn::MaxLanes(d)] = {};
+  HWY_ALIGN hn::TFromD<D> buffer[kVectorBufferLanes<hn::TFromD<D>>] = {};
   for (size_t i = 0; i < count; ++i) buffer[i] = p[i];
   return hn::Load(d, buffer);
 }
@@ -42,7 +49,7 @@ HWY_INLINE hn::Vec<D> LoadTail(D d, const hn::TFromD<D>* HWY_RESTRICT p,
 template <class D>
 HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
                           size_t count) {
-  HWY_ALIGN hn::TFromD<D> buffer[hn::MaxLanes(d)];
+  HWY_ALIGN hn::TFromD<D> buffer[kVectorBufferLanes<hn::TFromD<D>>];
   hn::Store(v, d, buffer);
   for (size_t i = 0; i < count; ++i) p[i] = buffer[i];
 }

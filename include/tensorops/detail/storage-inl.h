@@ -4,8 +4,9 @@
 // computes in float and stores back with one round-to-nearest-even. Highway
 // 1.0.3's own conversions truncate (bfloat16 everywhere, float16 without F16C)
 // and mangle Inf/NaN in its float16 emulation, so the integer versions below
-// are used on every target but x86 AVX2/AVX3, whose F16C instructions round
-// correctly. Both produce the same bits for every input (tests/convert_test).
+// are used on every target but x86 AVX2/AVX3 and 64-bit Arm, whose F16C and
+// fcvt instructions round correctly. All produce the same bits for every
+// input (tests/convert_test).
 //   float16 NaN  -> sign | 0x7E00 | top 9 payload bits (quiet), as F16C
 //   bfloat16 NaN -> top 16 bits with the quiet bit set
 //
@@ -26,8 +27,11 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Whether Highway's own float16 <-> float conversion is a hardware one (F16C
+// on AVX2 and up; fcvt on every 64-bit Arm target, NEON and SVE alike). Other
+// targets emulate it in Highway, slower than the bit arithmetic below.
 #undef TENSOROPS_NATIVE_F16
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM_A64
 #define TENSOROPS_NATIVE_F16 1
 #else
 #define TENSOROPS_NATIVE_F16 0

@@ -13,47 +13,83 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <utility>
+
 #include <hwy/base.h>
 #include <hwy/highway.h>
+
+#include "tensorops/detail/registers-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// A tile of kN x kN elements is kN row vectors, passed from call to call as a
+// parameter pack (SVE vectors cannot be array elements). log2(kN) rounds of
+// TransposeRoundRow turn rows into columns: each round rotates the bits of
+// (row, lane) by one, so log2(kN) rounds swap row and lane.
+//
+// Two forms of the round. Rows (2i, 2i+1) send their even lanes to row i and
+// their odd lanes to row i + kN/2 (ConcatEven/ConcatOdd) on x86 and NEON,
+// where a tile of any width up to the vector's works. On SVE, Highway 1.0.3's
+// ConcatEven/ConcatOdd act on the whole hardware vector whatever the tag's
+// cap, which is wrong for a tile narrower than the vector (a 16-byte tile of
+// a 32-byte SVE_256 vector, or any tile at SVE widths above 128 bits). So on
+// every SVE target the tile is 128 bits, and rows (i, i + kN/2) are zipped
+// into rows 2i and 2i + 1 (InterleaveLower/Upper, exact within one 128-bit
+// block, cap or not): the inverse rotation, as many rounds.
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128
+inline constexpr bool kTileRoundsZip = true;
+#else
+inline constexpr bool kTileRoundsZip = false;
+#endif
+
 #if HWY_TARGET != HWY_SCALAR
-// Transposes the N x N tile held in v[0..N) (v[r] = row r) in place, N =
-// Lanes(d) a power of two. Each round pairs rows (2i, 2i+1) and sends their
-// even lanes to row i and odd lanes to row i + N/2: on the bits of (row,
-// lane) this is a rotation by one, so log2(N) rounds swap row and lane.
-template <class D>
-HWY_INLINE void TransposeTileInRegisters(D d, hn::Vec<D>* v) {
-  constexpr size_t kN = hn::MaxLanes(D());
-  hn::Vec<D> next[kN];
-  for (size_t round = 1; round < kN; round *= 2) {
-    for (size_t i = 0; i < kN / 2; ++i) {
-      next[i] = hn::ConcatEven(d, v[2 * i + 1], v[2 * i]);
-      next[i + kN / 2] = hn::ConcatOdd(d, v[2 * i + 1], v[2 * i]);
+// Row kR of the tile after one round.
+template <size_t kR, class D, class... V>
+HWY_INLINE hn::Vec<D> TransposeRoundRow(D d, V&... v) {
+  constexpr size_t kHalf = sizeof...(V) / 2;
+  if constexpr (kTileRoundsZip) {
+    static_assert(sizeof...(V) * sizeof(hn::TFromD<D>) <= 16, "zip rounds: one block");
+    if constexpr (kR % 2 == 0) {
+      return hn::InterleaveLower(d, Nth<kR / 2>(v...), Nth<kR / 2 + kHalf>(v...));
+    } else {
+      return hn::InterleaveUpper(d, Nth<kR / 2>(v...), Nth<kR / 2 + kHalf>(v...));
     }
-    for (size_t i = 0; i < kN; ++i) v[i] = next[i];
+  } else {
+    constexpr size_t kPair = kR % kHalf;
+    if constexpr (kR < kHalf) {
+      return hn::ConcatEven(d, Nth<2 * kPair + 1>(v...), Nth<2 * kPair>(v...));
+    } else {
+      return hn::ConcatOdd(d, Nth<2 * kPair + 1>(v...), Nth<2 * kPair>(v...));
+    }
   }
 }
+
+// Runs kRounds rounds over the rows v, then stores row r at dst + r * dst_row.
+template <size_t kRounds, class Unit, class D, size_t... kR, class... V>
+HWY_INLINE void TransposeRoundsAndStore(D d, std::index_sequence<kR...> rows, uint8_t* dst,
+                                        size_t dst_row, V... v) {
+  if constexpr (kRounds == 0) {
+    (hn::StoreU(v, d, reinterpret_cast<Unit*>(dst + kR * dst_row)), ...);
+  } else {
+    TransposeRoundsAndStore<kRounds - 1, Unit>(d, rows, dst, dst_row,
+                                               TransposeRoundRow<kR>(d, v...)...);
+  }
+}
+
+constexpr size_t Log2(size_t n) { return n <= 1 ? 0 : 1 + Log2(n / 2); }
 
 // One kN x kN tile, kN = Lanes(d): dst[b][a] = src[a][b]. HWY_INLINE forces
 // it into the loops: written as a lambda, GCC left it out of line in GEMM's
 // packing (6% of a 256^3 call instead of 3.5%).
-template <class Unit, class D>
+template <class Unit, class D, size_t... kR>
 HWY_INLINE void TransposeTile(D d, const uint8_t* src, size_t src_row, uint8_t* dst,
-                              size_t dst_row) {
-  constexpr size_t kN = hn::MaxLanes(D());
-  hn::Vec<D> v[kN];
-  for (size_t r = 0; r < kN; ++r) {
-    v[r] = hn::LoadU(d, reinterpret_cast<const Unit*>(src + r * src_row));
-  }
-  TransposeTileInRegisters(d, v);
-  for (size_t r = 0; r < kN; ++r) {
-    hn::StoreU(v[r], d, reinterpret_cast<Unit*>(dst + r * dst_row));
-  }
+                              size_t dst_row, std::index_sequence<kR...> rows) {
+  TransposeRoundsAndStore<Log2(sizeof...(kR)), Unit>(
+      d, rows, dst, dst_row, hn::LoadU(d, reinterpret_cast<const Unit*>(src + kR * src_row))...);
 }
 #endif  // HWY_TARGET != HWY_SCALAR
 
@@ -81,11 +117,13 @@ HWY_INLINE void TransposeScalar(const uint8_t* src, size_t src_row, uint8_t* dst
   }
 }
 
-// The tile: at most kMaxTile lanes (16 by default: 16 row vectors stay in
-// registers on AVX-512), a whole number of lanes (capped tags have
-// compile-time lane counts).
+// The tile's side: at most kMaxTile lanes (16 by default: 16 row vectors stay
+// in registers on AVX-512), no more than every vector of the target holds (so
+// that a tag capped at it has exactly kTile lanes), and 128 bits where the
+// rounds zip (SVE).
 template <class Unit, size_t kMaxTile>
-using TileTag = hn::CappedTag<Unit, HWY_MIN(kMaxTile, hn::MaxLanes(hn::ScalableTag<Unit>()))>;
+inline constexpr size_t kTile =
+    HWY_MIN(kMaxTile, kTileRoundsZip ? 16 / sizeof(Unit) : SureLanes<Unit>());
 
 // dst[b][a] = src[a][b]: a src matrix of `rows` rows (src_row bytes apart) and
 // `cols` contiguous elements to dst with `cols` rows (dst_row bytes apart) of
@@ -98,9 +136,9 @@ HWY_NOINLINE void TransposeMatrix(const uint8_t* src, size_t src_row, uint8_t* d
   TransposeScalar<Unit>(src, src_row, dst, dst_row, rows, cols);
 #else
   constexpr size_t kB = sizeof(Unit);
-  const TileTag<Unit, kMaxTile> d;
-  constexpr size_t kN = hn::MaxLanes(TileTag<Unit, kMaxTile>());
+  constexpr size_t kN = kTile<Unit, kMaxTile>;
   static_assert(kN >= 2 && (kN & (kN - 1)) == 0, "tile lanes: a power of two");
+  const hn::CappedTag<Unit, kN> d;
   const size_t full_rows = rows / kN * kN, full_cols = cols / kN * kN;
   // Bands of kN source rows, each walked along its columns: kN sequential
   // read streams, which the hardware prefetcher follows. Walking down the
@@ -109,7 +147,7 @@ HWY_NOINLINE void TransposeMatrix(const uint8_t* src, size_t src_row, uint8_t* d
   for (size_t a = 0; a < full_rows; a += kN) {
     for (size_t b = 0; b < full_cols; b += kN) {
       TransposeTile<Unit>(d, src + a * src_row + b * kB, src_row, dst + b * dst_row + a * kB,
-                          dst_row);
+                          dst_row, std::make_index_sequence<kN>{});
     }
   }
   // Rows past the last whole band, for the columns of whole tiles.

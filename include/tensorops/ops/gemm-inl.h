@@ -11,6 +11,7 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/detail/tile_transpose-inl.h"
 #include "tensorops/ops/gemm.h"
@@ -22,10 +23,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // The register tile: kGemmRows x kGemmVecs vectors of accumulators, plus
 // kGemmVecs vectors of B and one broadcast of A, must fit the register file
-// (32 vector registers on AVX-512 and Arm, 16 on AVX2/SSE4/WASM). 8 x 3 uses
-// 28 of 32; 6 x 2 uses 15 of 16. Per k the tile issues kGemmRows * kGemmVecs
-// FMAs for kGemmVecs + kGemmRows loads, which two FMA pipes and two or three
-// load ports sustain.
+// (32 vector registers on AVX-512, NEON and SVE, 16 on AVX2/SSE4/WASM). 8 x 3
+// uses 28 of 32; 6 x 2 uses 15 of 16. Per k the tile issues kGemmRows *
+// kGemmVecs FMAs for kGemmVecs + kGemmRows loads, which two FMA pipes and two
+// or three load ports sustain. On Arm the tile is 8 rows x 3 vectors whatever
+// the width: 8 x 12 floats on NEON (the Compute Library's A64 SGEMM shape),
+// 8 x 3 VL on SVE, where the panel width follows Lanes() at run time
+// (GemmPanelWidth) and only the register count is fixed.
 #if HWY_TARGET == HWY_SCALAR
 inline constexpr size_t kGemmRows = 4;
 inline constexpr size_t kGemmVecs = 4;
@@ -43,17 +47,6 @@ HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
 
 HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches) {
   return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches);
-}
-
-// Calls f(integral_constant<0>) ... f(integral_constant<N-1>): loops over
-// registers must be unrolled, or the accumulators would live in memory.
-template <class F, size_t... kI>
-HWY_INLINE void UnrollEach(F&& f, std::index_sequence<kI...>) {
-  (f(std::integral_constant<size_t, kI>{}), ...);
-}
-template <size_t kN, class F>
-HWY_INLINE void Unroll(F&& f) {
-  UnrollEach(f, std::make_index_sequence<kN>{});
 }
 
 // ---------------------------------------------------------------- packing
@@ -191,43 +184,64 @@ struct APanel {
 // C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
 // cols <= kVecs lanes. b: kVecs vectors per k, b_step floats apart. The last
 // panel of a ragged N runs with fewer vectors, so it does not multiply zeros.
-template <size_t kRows, size_t kVecs>
-HWY_NOINLINE void MicroTile(APanel panel, const float* HWY_RESTRICT b,
-                            size_t b_step, size_t b_prefetch, size_t depth, float* c,
-                            size_t c_row_bytes, size_t cols, float alpha, float beta) {
+// `acc` holds the kRows x kVecs accumulators, (i, v) at i * kVecs + v, as a
+// pack of separate vectors (see registers-inl.h), all zero on entry.
+template <size_t kRows, size_t kVecs, class... V>
+HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t b_step,
+                              size_t b_prefetch, size_t depth, float* c, size_t c_row_bytes,
+                              size_t cols, float alpha, float beta, V... acc) {
+  static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
   const GemmTag d;
-  using V = hn::Vec<GemmTag>;
   const size_t lanes = hn::Lanes(d);
   const float* HWY_RESTRICT a = panel.a;
   const size_t a_row = panel.row_step;
-  V acc[kRows][kVecs];
-  Unroll<kRows>([&](auto i) { Unroll<kVecs>([&](auto v) { acc[i][v] = hn::Zero(d); }); });
   for (size_t k = 0; k < depth; ++k) {
-    V bv[kVecs];
-    Unroll<kVecs>([&](auto v) { bv[v] = hn::LoadU(d, b + v * lanes); });
+    // B's kVecs (at most four: the scalar target's 4 x 4 tile) vectors of
+    // this k, by name: no array on SVE.
+    const auto b0 = hn::LoadU(d, b);
+    const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
+    const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
+    const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
     if (b_prefetch != 0) {
       Unroll<kVecs>([&](auto v) { hwy::Prefetch(b + b_prefetch + v * lanes); });
     }
     Unroll<kRows>([&](auto i) {
-      const V ai = hn::Set(d, a[i * a_row]);
-      Unroll<kVecs>([&](auto v) { acc[i][v] = hn::MulAdd(ai, bv[v], acc[i][v]); });
+      const auto ai = hn::Set(d, a[i * a_row]);
+      Unroll<kVecs>([&](auto v) {
+        // (decltype: i is captured, and a capture is no constant expression.)
+        constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+        auto& sum = Nth<kI * kVecs + kV>(acc...);
+        sum = hn::MulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
+      });
     });
     a += panel.k_step;
     b += b_step;
   }
-  const V valpha = hn::Set(d, alpha);
-  const V vbeta = hn::Set(d, beta);
+  const auto valpha = hn::Set(d, alpha);
+  const auto vbeta = hn::Set(d, beta);
   Unroll<kRows>([&](auto i) {
     float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
     Unroll<kVecs>([&](auto v) {
       const size_t j = v * lanes;
       if (j >= cols) return;
       const size_t count = HWY_MIN(lanes, cols - j);
-      V r = hn::Mul(acc[i][v], valpha);
+      constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+      auto r = hn::Mul(Nth<kI * kVecs + kV>(acc...), valpha);
       if (beta != 0.0f) r = hn::MulAdd(vbeta, LoadUpToAsF32<float>(d, row + j, count), r);
       StoreUpToFromF32<float>(d, r, row + j, count);
     });
   });
+}
+
+template <size_t kRows, size_t kVecs>
+HWY_NOINLINE void MicroTile(APanel panel, const float* HWY_RESTRICT b,
+                            size_t b_step, size_t b_prefetch, size_t depth, float* c,
+                            size_t c_row_bytes, size_t cols, float alpha, float beta) {
+  const auto zero = hn::Zero(GemmTag());
+  [&]<size_t... kI>(std::index_sequence<kI...>) {
+    MicroTileBody<kRows, kVecs>(panel, b, b_step, b_prefetch, depth, c, c_row_bytes, cols, alpha,
+                                beta, Copy<kI>(zero)...);
+  }(std::make_index_sequence<kRows * kVecs>{});
 }
 
 using MicroTileFn = void (*)(APanel, const float*, size_t, size_t, size_t, float*, size_t,
@@ -268,44 +282,60 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? 4 : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
+// acc[i][j] += sum over g of a(g, i) * rows[g][j] for one group of
+// kRowStreamingGroup rows of B; `a` holds the kGroup x kRows broadcasts of A,
+// (g, i) at g * kRows + i, as a pack of separate vectors.
+template <size_t kRows, class... V>
+HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup], size_t cols,
+                                  float* HWY_RESTRICT acc, V... a) {
+  static_assert(kRowStreamingGroup == 4 && sizeof...(V) == 4 * kRows, "four rows of B");
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  // A plain loop, not a lambda: GCC left a 4-row lambda out of line, with
+  // the broadcasts in memory (2.2x slower).
+  for (size_t j = 0; j < cols; j += lanes) {
+    const size_t count = HWY_MIN(lanes, cols - j);
+    const auto v0 = LoadUpToAsF32<float>(d, rows[0] + j, count);
+    const auto v1 = LoadUpToAsF32<float>(d, rows[1] + j, count);
+    const auto v2 = LoadUpToAsF32<float>(d, rows[2] + j, count);
+    const auto v3 = LoadUpToAsF32<float>(d, rows[3] + j, count);
+    Unroll<kRows>([&](auto i) {
+      constexpr size_t kI = decltype(i)::value;
+      float* out = acc + kI * cols + j;
+      auto sum = LoadUpToAsF32<float>(d, out, count);
+      sum = hn::MulAdd(Nth<0 * kRows + kI>(a...), v0, sum);
+      sum = hn::MulAdd(Nth<1 * kRows + kI>(a...), v1, sum);
+      sum = hn::MulAdd(Nth<2 * kRows + kI>(a...), v2, sum);
+      sum = hn::MulAdd(Nth<3 * kRows + kI>(a...), v3, sum);
+      StoreUpToFromF32<float>(d, sum, out, count);
+    });
+  }
+}
+
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc) {
   const GemmTag d;
-  using V = hn::Vec<GemmTag>;
   const size_t lanes = hn::Lanes(d);
   constexpr size_t kGroup = kRowStreamingGroup;
   for (size_t i = 0; i < kRows * cols; ++i) acc[i] = 0.0f;
   size_t k = 0;
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
-    V a[kGroup][kRows];
-    Unroll<kGroup>([&](auto g) {
-      rows[g] = b + (k + g) * b_row_floats;
-      Unroll<kRows>([&](auto i) { a[g][i] = hn::Set(d, a_pack[(k + g) * kGemmRows + i]); });
-    });
-    // A plain loop, not a lambda: GCC left a 4-row lambda out of line, with
-    // the broadcasts in memory (2.2x slower).
-    for (size_t j = 0; j < cols; j += lanes) {
-      const size_t count = HWY_MIN(lanes, cols - j);
-      V v[kGroup];
-      Unroll<kGroup>([&](auto g) { v[g] = LoadUpToAsF32<float>(d, rows[g] + j, count); });
-      Unroll<kRows>([&](auto i) {
-        float* out = acc + i * cols + j;
-        V sum = LoadUpToAsF32<float>(d, out, count);
-        Unroll<kGroup>([&](auto g) { sum = hn::MulAdd(a[g][i], v[g], sum); });
-        StoreUpToFromF32<float>(d, sum, out, count);
-      });
-    }
+    Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
+    [&]<size_t... kI>(std::index_sequence<kI...>) {
+      RowStreamingGroup<kRows>(rows, cols, acc,
+                               hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
+    }(std::make_index_sequence<kGroup * kRows>{});
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;
     Unroll<kRows>([&](auto i) {
-      const V va = hn::Set(d, a_pack[k * kGemmRows + i]);
+      const auto va = hn::Set(d, a_pack[k * kGemmRows + i]);
       float* out = acc + i * cols;
       for (size_t j = 0; j < cols; j += lanes) {
         const size_t count = HWY_MIN(lanes, cols - j);
-        const V sum = hn::MulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
+        const auto sum = hn::MulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
                                  LoadUpToAsF32<float>(d, out + j, count));
         StoreUpToFromF32<float>(d, sum, out + j, count);
       }

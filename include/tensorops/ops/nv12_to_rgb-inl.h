@@ -105,14 +105,14 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   // int16, whose saturation keeps the sign and anything above 255), in groups
   // of four pixels whose order is the target's: ReorderDemote2To packs
   // within 128-bit blocks on AVX2 and AVX-512.
-  template <class DI>
-  static HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DI>> PackQuad(DI /*di*/,
-                                                                   const hn::Vec<DI> (&v)[4]) {
+  template <class DI, class V = hn::Vec<DI>>
+  static HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DI>> PackQuad(DI /*di*/, V v0, V v1, V v2,
+                                                                   V v3) {
     const hn::Repartition<int16_t, DI> d16;
     const hn::Repartition<uint8_t, DI> du8;
     const hn::Half<decltype(du8)> dh;
-    return hn::Combine(du8, hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v[2], v[3])),
-                       hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v[0], v[1])));
+    return hn::Combine(du8, hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v2, v3)),
+                       hn::DemoteTo(dh, hn::ReorderDemote2To(d16, v0, v1)));
   }
 
   // Where PackQuad puts each group of four pixels, found by packing pixel
@@ -122,10 +122,10 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   static bool QuadOrder(DI di, uint32_t* order) {
     const size_t lanes = hn::Lanes(di);
     if (4 * lanes > 256 || lanes % 4 != 0) return false;  // numbers must fit a byte
-    hn::Vec<DI> numbers[4];
-    for (size_t q = 0; q < 4; ++q) numbers[q] = hn::Iota(di, static_cast<int32_t>(q * lanes));
+    const auto number = [&](size_t q) { return hn::Iota(di, static_cast<int32_t>(q * lanes)); };
     HWY_ALIGN uint8_t packed[HWY_MAX_BYTES];
-    hn::Store(PackQuad(di, numbers), hn::Repartition<uint8_t, DI>(), packed);
+    hn::Store(PackQuad(di, number(0), number(1), number(2), number(3)),
+              hn::Repartition<uint8_t, DI>(), packed);
     bool seen[HWY_MAX_BYTES / 4] = {};
     for (size_t lane = 0; lane < lanes; ++lane) {
       const uint8_t* group = packed + 4 * lane;
@@ -140,42 +140,45 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   }
 
   // The chroma part of R, G, B (with the rounding half) for the pixels over
-  // `chroma`: every pixel pair shares one Cb, Cr.
-  template <class DI>
+  // `chroma`: every pixel pair shares one Cb, Cr. Three vectors out, by
+  // reference (SVE vectors cannot be array elements).
+  template <class DI, class V = hn::Vec<DI>>
   static HWY_INLINE void ChromaTerms(const YuvFixedPoint& k, DI di, const uint8_t* chroma,
-                                     hn::Vec<DI> (&uv)[3]) {
+                                     V& uv_r, V& uv_g, V& uv_b) {
     const hn::Rebind<uint8_t, DI> du8;
     const auto pairs = hn::PromoteTo(di, hn::LoadU(du8, chroma));
     const auto u = hn::Sub(hn::DupEven(pairs), hn::Set(di, 128));
     const auto v = hn::Sub(hn::DupOdd(pairs), hn::Set(di, 128));
     const auto half = hn::Set(di, 1 << (kYuvShift - 1));
     // (Highway's MulAdd is for floats; these are int32 multiply + add.)
-    uv[0] = hn::Add(hn::Mul(hn::Set(di, k.crv), v), half);
-    uv[1] = hn::Add(hn::Add(hn::Mul(hn::Set(di, k.cgu), u), hn::Mul(hn::Set(di, k.cgv), v)), half);
-    uv[2] = hn::Add(hn::Mul(hn::Set(di, k.cbu), u), half);
+    uv_r = hn::Add(hn::Mul(hn::Set(di, k.crv), v), half);
+    uv_g = hn::Add(hn::Add(hn::Mul(hn::Set(di, k.cgu), u), hn::Mul(hn::Set(di, k.cgv), v)), half);
+    uv_b = hn::Add(hn::Mul(hn::Set(di, k.cbu), u), half);
   }
 
-  // R, G, B (not yet clamped) of the pixels over `luma`.
+  // The luma part of R, G and B of the pixels over `luma`.
   template <class DI>
-  static HWY_INLINE void Rgb(const YuvFixedPoint& k, DI di, const uint8_t* luma,
-                             const hn::Vec<DI> (&uv)[3], hn::Vec<DI> (&rgb)[3]) {
+  static HWY_INLINE hn::Vec<DI> LumaTerm(const YuvFixedPoint& k, DI di, const uint8_t* luma) {
     const hn::Rebind<uint8_t, DI> du8;
     const auto luma32 = hn::PromoteTo(di, hn::LoadU(du8, luma));
-    const auto scaled = hn::Mul(hn::Max(hn::Sub(luma32, hn::Set(di, k.y0)), hn::Zero(di)),
-                                hn::Set(di, k.cy));
-    for (size_t c = 0; c < 3; ++c) rgb[c] = hn::ShiftRight<kYuvShift>(hn::Add(scaled, uv[c]));
+    return hn::Mul(hn::Max(hn::Sub(luma32, hn::Set(di, k.y0)), hn::Zero(di)), hn::Set(di, k.cy));
+  }
+
+  // One channel (not yet clamped) from its luma and chroma terms.
+  template <class V>
+  static HWY_INLINE V Channel(V luma_term, V chroma_term) {
+    return hn::ShiftRight<kYuvShift>(hn::Add(luma_term, chroma_term));
   }
 
   // Pixels [x, x + lanes) of luma rows y and y + 1.
   template <class DI>
   static HWY_INLINE void PixelVector(const Job& job, DI di, const uint8_t* chroma, size_t y,
                                      size_t x) {
-    hn::Vec<DI> uv[3];
-    ChromaTerms(job.k, di, chroma, uv);
+    hn::Vec<DI> uv_r, uv_g, uv_b;
+    ChromaTerms(job.k, di, chroma, uv_r, uv_g, uv_b);
     for (size_t row = y; row < y + 2; ++row) {
-      hn::Vec<DI> rgb[3];
-      Rgb(job.k, di, job.y_plane + row * job.row_pitch + x, uv, rgb);
-      Store(job, di, rgb, row, x);
+      const auto luma = LumaTerm(job.k, di, job.y_plane + row * job.row_pitch + x);
+      Store(job, di, Channel(luma, uv_r), Channel(luma, uv_g), Channel(luma, uv_b), row, x);
     }
   }
 
@@ -184,57 +187,61 @@ struct Impl<Nv12ToRgbKernel<T, kInterleaved>> {
   template <class DI, class Groups>
   static HWY_INLINE void PixelQuad(const Job& job, DI di, const Groups& groups,
                                    const uint8_t* chroma, size_t y, size_t x) {
+    using V = hn::Vec<DI>;
     const size_t lanes = hn::Lanes(di);
     const hn::Repartition<uint8_t, DI> du8;  // 4 x lanes bytes
     const hn::Repartition<uint32_t, DI> du32;
-    hn::Vec<DI> uv[4][3];
-    for (size_t q = 0; q < 4; ++q) ChromaTerms(job.k, di, chroma + q * lanes, uv[q]);
+    // The chroma terms of the four vectors of pixels: red of vector q is rq.
+    V r0, g0, b0, r1, g1, b1, r2, g2, b2, r3, g3, b3;
+    ChromaTerms(job.k, di, chroma, r0, g0, b0);
+    ChromaTerms(job.k, di, chroma + lanes, r1, g1, b1);
+    ChromaTerms(job.k, di, chroma + 2 * lanes, r2, g2, b2);
+    ChromaTerms(job.k, di, chroma + 3 * lanes, r3, g3, b3);
     for (size_t row = y; row < y + 2; ++row) {
       const uint8_t* luma = job.y_plane + row * job.row_pitch + x;
-      hn::Vec<DI> rgb[3][4];
-      for (size_t q = 0; q < 4; ++q) {
-        hn::Vec<DI> pixel[3];
-        Rgb(job.k, di, luma + q * lanes, uv[q], pixel);
-        for (size_t c = 0; c < 3; ++c) rgb[c][q] = pixel[c];
-      }
+      const V l0 = LumaTerm(job.k, di, luma), l1 = LumaTerm(job.k, di, luma + lanes);
+      const V l2 = LumaTerm(job.k, di, luma + 2 * lanes), l3 = LumaTerm(job.k, di, luma + 3 * lanes);
       // Saturating to [0, 255] is the formula's clamp.
-      hn::Vec<decltype(du8)> out[3];
-      for (size_t c = 0; c < 3; ++c) {
-        out[c] = hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du32, PackQuad(di, rgb[c])),
-                                                       groups));
-      }
-      StoreInterleaved(job, du8, out, row, x);
+      const auto packed = [&](V c0, V c1, V c2, V c3) {
+        const auto quad = PackQuad(di, Channel(l0, c0), Channel(l1, c1), Channel(l2, c2),
+                                   Channel(l3, c3));
+        return hn::BitCast(du8, hn::TableLookupLanes(hn::BitCast(du32, quad), groups));
+      };
+      StoreInterleaved(job, du8, packed(r0, r1, r2, r3), packed(g0, g1, g2, g3),
+                       packed(b0, b1, b2, b3), row, x);
     }
   }
 
   // R, G, B of consecutive pixels of one row to interleaved output. The
   // three channels are adjacent; BGR when blue's address comes first.
-  template <class D>
-  static HWY_INLINE void StoreInterleaved(const Job& job, D d, const hn::Vec<D> (&rgb)[3],
-                                          size_t row, size_t x) {
-    const bool bgr = job.dst[2] < job.dst[0];
-    hn::StoreInterleaved3(rgb[bgr ? 2 : 0], rgb[1], rgb[bgr ? 0 : 2], d,
-                          Out(job, bgr ? 2 : 0, row, x));
+  template <class D, class V = hn::Vec<D>>
+  static HWY_INLINE void StoreInterleaved(const Job& job, D d, V r, V g, V b, size_t row,
+                                          size_t x) {
+    if (job.dst[2] < job.dst[0]) {
+      hn::StoreInterleaved3(b, g, r, d, Out(job, 2, row, x));
+    } else {
+      hn::StoreInterleaved3(r, g, b, d, Out(job, 0, row, x));
+    }
   }
 
-  template <class DI>
-  static HWY_INLINE void Store(const Job& job, DI di, const hn::Vec<DI> (&rgb)[3], size_t row,
-                               size_t x) {
+  template <class DI, class V = hn::Vec<DI>>
+  static HWY_INLINE void Store(const Job& job, DI di, V r, V g, V b, size_t row, size_t x) {
     const hn::Rebind<T, DI> dt;
-    hn::Vec<decltype(dt)> out[3];
-    for (size_t c = 0; c < 3; ++c) {
+    const auto convert = [&](V channel, size_t c) {
       if constexpr (hwy::IsSame<T, uint8_t>()) {
-        out[c] = hn::DemoteTo(dt, rgb[c]);  // saturates to [0, 255]: the formula's clamp
+        return hn::DemoteTo(dt, channel);  // saturates to [0, 255]: the formula's clamp
       } else {
-        const auto clamped = hn::Min(hn::Max(rgb[c], hn::Zero(di)), hn::Set(di, 255));
-        out[c] = hn::MulAdd(hn::ConvertTo(dt, clamped), hn::Set(dt, job.scale[c]),
-                            hn::Set(dt, job.bias[c]));
+        const auto clamped = hn::Min(hn::Max(channel, hn::Zero(di)), hn::Set(di, 255));
+        return hn::MulAdd(hn::ConvertTo(dt, clamped), hn::Set(dt, job.scale[c]),
+                          hn::Set(dt, job.bias[c]));
       }
-    }
+    };
     if constexpr (kInterleaved) {
-      StoreInterleaved(job, dt, out, row, x);
+      StoreInterleaved(job, dt, convert(r, 0), convert(g, 1), convert(b, 2), row, x);
     } else {
-      for (size_t c = 0; c < 3; ++c) hn::StoreU(out[c], dt, Out(job, c, row, x));
+      hn::StoreU(convert(r, 0), dt, Out(job, 0, row, x));
+      hn::StoreU(convert(g, 1), dt, Out(job, 1, row, x));
+      hn::StoreU(convert(b, 2), dt, Out(job, 2, row, x));
     }
   }
 #endif

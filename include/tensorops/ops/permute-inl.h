@@ -106,15 +106,18 @@ HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCo
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<Unit> full;
   const auto step = [&](auto d, size_t at) HWY_ATTR {
-    hn::Vec<decltype(d)> v[4];
+    hn::Vec<decltype(d)> v0, v1, v2, v3;  // by name: SVE vectors cannot be array elements
     if constexpr (kCols == 2) {
-      hn::LoadInterleaved2(d, in + 2 * at, v[0], v[1]);
+      hn::LoadInterleaved2(d, in + 2 * at, v0, v1);
     } else if constexpr (kCols == 3) {
-      hn::LoadInterleaved3(d, in + 3 * at, v[0], v[1], v[2]);
+      hn::LoadInterleaved3(d, in + 3 * at, v0, v1, v2);
     } else {
-      hn::LoadInterleaved4(d, in + 4 * at, v[0], v[1], v[2], v[3]);
+      hn::LoadInterleaved4(d, in + 4 * at, v0, v1, v2, v3);
     }
-    for (size_t b = 0; b < kCols; ++b) hn::StoreU(v[b], d, out[b] + at);
+    hn::StoreU(v0, d, out[0] + at);
+    hn::StoreU(v1, d, out[1] + at);
+    if constexpr (kCols >= 3) hn::StoreU(v2, d, out[2] + at);
+    if constexpr (kCols >= 4) hn::StoreU(v3, d, out[3] + at);
   };
   a = VectorSteps(full, rows, step);
 #endif

@@ -33,18 +33,14 @@ HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
 // (one dominant element): summing 1 + small in float would round small's
 // digits away. So the exps of elements equal to the max (each exactly 1) are
 // counted apart, and log(sum) = log1p((count_of_max - 1) + sum_of_the_rest).
+// The two sums are separate vectors (`rest`: exp(x - m) over x != m; `n_max`:
+// how many x == m), not a struct: SVE vectors cannot be members.
 template <class D>
-struct LogSumParts {
-  hn::Vec<D> rest;   // sum of exp(x - m) over x != m
-  hn::Vec<D> n_max;  // how many x == m
-};
-
-template <class D>
-HWY_INLINE void AddToLogSum(D d, LogSumParts<D>& parts, hn::Vec<D> diff, hn::Vec<D> e,
-                            hn::Mask<D> valid) {
+HWY_INLINE void AddToLogSum(D d, hn::Vec<D>& rest, hn::Vec<D>& n_max, hn::Vec<D> diff,
+                            hn::Vec<D> e, hn::Mask<D> valid) {
   const auto is_max = hn::And(hn::Eq(diff, hn::Zero(d)), valid);
-  parts.rest = hn::Add(parts.rest, hn::IfThenZeroElse(is_max, hn::IfThenElseZero(valid, e)));
-  parts.n_max = hn::Add(parts.n_max, hn::IfThenElseZero(is_max, hn::Set(d, 1.0f)));
+  rest = hn::Add(rest, hn::IfThenZeroElse(is_max, hn::IfThenElseZero(valid, e)));
+  n_max = hn::Add(n_max, hn::IfThenElseZero(is_max, hn::Set(d, 1.0f)));
 }
 
 template <class D>
@@ -78,18 +74,19 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
   // exactly (float); narrower storage recomputes them.
   constexpr bool kReuse = !kLog && hwy::IsSame<T, float>();
   if constexpr (kLog) {
-    LogSumParts<hn::ScalableTag<float>> parts{hn::Zero(d), hn::Zero(d)};
+    auto sum_rest = hn::Zero(d);
+    auto n_max = hn::Zero(d);
     const auto all = hn::FirstN(d, lanes);
     for (size_t i = 0; i < full; i += lanes) {
       const auto diff = hn::Sub(LoadAsF32<T>(d, x + i), m);
-      AddToLogSum(d, parts, diff, math::Exp(d, diff), all);
+      AddToLogSum(d, sum_rest, n_max, diff, math::Exp(d, diff), all);
     }
     if (rest) {
       const auto diff = hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m);
-      AddToLogSum(d, parts, diff, math::Exp(d, diff), valid);
+      AddToLogSum(d, sum_rest, n_max, diff, math::Exp(d, diff), valid);
     }
     const auto log_sum =
-        LogOfSum(d, hn::SumOfLanes(d, parts.rest), hn::SumOfLanes(d, parts.n_max));
+        LogOfSum(d, hn::SumOfLanes(d, sum_rest), hn::SumOfLanes(d, n_max));
     for (size_t i = 0; i < full; i += lanes) {
       StoreFromF32<T>(d, hn::Sub(hn::Sub(LoadAsF32<T>(d, x + i), m), log_sum), y + i);
     }
@@ -162,20 +159,21 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
       m = hn::Max(m, load(c));
     }
     auto sum = hn::Zero(d);
-    LogSumParts<hn::ScalableTag<float>> parts{hn::Zero(d), hn::Zero(d)};
+    auto sum_rest = hn::Zero(d);
+    auto n_max = hn::Zero(d);
     const auto all = hn::FirstN(d, lanes);
     for (size_t c = 0; c < count; ++c) {
       const auto diff = hn::Sub(load(c), m);
       const auto e = math::Exp(d, diff);
       if constexpr (kLog) {
-        AddToLogSum(d, parts, diff, e, all);
+        AddToLogSum(d, sum_rest, n_max, diff, e, all);
       } else {
         sum = hn::Add(sum, e);
         if constexpr (kReuse) StoreUpToFromF32<T>(d, e, out(c, j), rest);
       }
     }
     if constexpr (kLog) {
-      const auto log_sum = LogOfSum(d, parts.rest, parts.n_max);
+      const auto log_sum = LogOfSum(d, sum_rest, n_max);
       for (size_t c = 0; c < count; ++c) {
         StoreUpToFromF32<T>(d, hn::Sub(hn::Sub(load(c), m), log_sum), out(c, j), rest);
       }

@@ -233,15 +233,25 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
   });
 }
 
+// MicroTileBody with kRows * kVecs zero accumulators. A named function, not a
+// lambda over the index sequence: GCC left such a lambda out of line, and
+// the 24 accumulators then crossed the call through memory.
+template <size_t kRows, size_t kVecs, size_t... kI>
+HWY_INLINE void MicroTileFromZero(std::index_sequence<kI...>, APanel panel,
+                                  const float* HWY_RESTRICT b, size_t b_step, size_t b_prefetch,
+                                  size_t depth, float* c, size_t c_row_bytes, size_t cols,
+                                  float alpha, float beta) {
+  const auto zero = hn::Zero(GemmTag());
+  MicroTileBody<kRows, kVecs>(panel, b, b_step, b_prefetch, depth, c, c_row_bytes, cols, alpha,
+                              beta, Copy<kI>(zero)...);
+}
+
 template <size_t kRows, size_t kVecs>
 HWY_NOINLINE void MicroTile(APanel panel, const float* HWY_RESTRICT b,
                             size_t b_step, size_t b_prefetch, size_t depth, float* c,
                             size_t c_row_bytes, size_t cols, float alpha, float beta) {
-  const auto zero = hn::Zero(GemmTag());
-  [&]<size_t... kI>(std::index_sequence<kI...>) {
-    MicroTileBody<kRows, kVecs>(panel, b, b_step, b_prefetch, depth, c, c_row_bytes, cols, alpha,
-                                beta, Copy<kI>(zero)...);
-  }(std::make_index_sequence<kRows * kVecs>{});
+  MicroTileFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, panel, b, b_step,
+                                  b_prefetch, depth, c, c_row_bytes, cols, alpha, beta);
 }
 
 using MicroTileFn = void (*)(APanel, const float*, size_t, size_t, size_t, float*, size_t,
@@ -312,6 +322,17 @@ HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup]
   }
 }
 
+// RowStreamingGroup for B's rows [k, k + kRowStreamingGroup), with A's
+// broadcasts made here (a named function: see MicroTileFromZero).
+template <size_t kRows, size_t... kI>
+HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY_RESTRICT a_pack,
+                                    size_t k, const float* const (&rows)[kRowStreamingGroup],
+                                    size_t cols, float* HWY_RESTRICT acc) {
+  const GemmTag d;
+  RowStreamingGroup<kRows>(rows, cols, acc,
+                           hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
+}
+
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc) {
@@ -323,10 +344,8 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
     Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
-    [&]<size_t... kI>(std::index_sequence<kI...>) {
-      RowStreamingGroup<kRows>(rows, cols, acc,
-                               hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
-    }(std::make_index_sequence<kGroup * kRows>{});
+    RowStreamingGroupAt<kRows>(std::make_index_sequence<kGroup * kRows>{}, a_pack, k, rows, cols,
+                               acc);
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;

@@ -61,26 +61,31 @@ T Narrow(float f) {
   }
 }
 
-// A matrix of rows x cols with values in [-1, 1).
+// A matrix of rows x cols with values in [-1, 1), or of mixed magnitudes
+// (1e-3 to 1e3 side by side; the bound below is relative to the magnitudes of
+// the products, a float dot product's own error, so it holds for both).
 template <class T>
-Matrix<T> RandomMatrix(size_t rows, size_t cols, size_t pad, Rng& rng) {
+Matrix<T> RandomMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bool mixed = false) {
   Matrix<T> x({rows, cols}, {0, pad});
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  x.Fill([&](const Extents&) { return Narrow<T>(dist(rng)); });
+  x.Fill([&](const Extents&) {
+    return mixed ? Narrow<T>(MixedMagnitude<float>(rng)) : Narrow<T>(dist(rng));
+  });
   return x;
 }
 
 template <class TA = float, class TB = float>
-void CheckGemm(const Case& cs, bool packed_b = false, bool c_is_nan = false) {
+void CheckGemm(const Case& cs, bool packed_b = false, bool c_is_nan = false, bool mixed = false) {
   INFO("M N K " << cs.m << " " << cs.n << " " << cs.k << " ta " << cs.ta << " tb " << cs.tb
                 << " alpha " << cs.alpha << " beta " << cs.beta << " pad " << cs.pad << " A "
-                << kElementName<TA> << " B " << kElementName<TB> << " packed " << packed_b);
+                << kElementName<TA> << " B " << kElementName<TB> << " packed " << packed_b
+                << (mixed ? " mixed magnitudes" : ""));
   Rng rng(cs.m * 1000003 + cs.n * 1009 + cs.k);
-  Matrix<TA> a = cs.ta ? RandomMatrix<TA>(cs.k, cs.m, cs.pad, rng)
-                       : RandomMatrix<TA>(cs.m, cs.k, cs.pad, rng);
-  Matrix<TB> b = cs.tb ? RandomMatrix<TB>(cs.n, cs.k, cs.pad, rng)
-                       : RandomMatrix<TB>(cs.k, cs.n, cs.pad, rng);
-  Matrix<float> c0 = RandomMatrix<float>(cs.m, cs.n, cs.pad, rng);
+  Matrix<TA> a = cs.ta ? RandomMatrix<TA>(cs.k, cs.m, cs.pad, rng, mixed)
+                       : RandomMatrix<TA>(cs.m, cs.k, cs.pad, rng, mixed);
+  Matrix<TB> b = cs.tb ? RandomMatrix<TB>(cs.n, cs.k, cs.pad, rng, mixed)
+                       : RandomMatrix<TB>(cs.k, cs.n, cs.pad, rng, mixed);
+  Matrix<float> c0 = RandomMatrix<float>(cs.m, cs.n, cs.pad, rng, mixed);
   if (c_is_nan) c0.Fill([](const Extents&) { return std::numeric_limits<float>::quiet_NaN(); });
 
   // The reference and its error bound, in double.
@@ -154,6 +159,19 @@ TEST_CASE("Gemm: small sizes around the register tile, every transpose", "[gemm]
       }
     }
   }
+}
+
+TEST_CASE("Gemm: mixed magnitudes, every path", "[gemm]") {
+  const GemmBlocking blk = ActiveGemmBlocking();
+  for (size_t m : {1, 3, 8, 17}) {
+    for (int t = 0; t < 4; ++t) {
+      CheckGemm({m, 37, 2 * blk.kc + 5, (t & 1) != 0, (t & 2) != 0, 1.0f, 0.5f}, false, false,
+                /*mixed=*/true);
+    }
+  }
+  CheckGemm({2, 37, 2 * blk.kc + 9, false, false, 0.5f, 1.0f, 1}, /*packed_b=*/true, false, true);
+  CheckGemm({40, 33, 20, true, true, 1.0f, 0.5f, 2}, /*packed_b=*/true, false, true);
+  CheckGemm<hwy::float16_t, hwy::bfloat16_t>({9, 33, 20, false, true}, false, false, true);
 }
 
 TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {

@@ -1,12 +1,12 @@
 // LRN across channels against a double-precision reference on every target:
 // odd and even sizes (ONNX's asymmetric window), sizes larger than C, both
 // layouts, padded pitches and sub-views, the three power paths, float16 and
-// bfloat16 storage, Simd's parameterisation, and bad arguments.
+// bfloat16 storage, Simd's parameterisation, and bad arguments; data of one
+// range and of mixed magnitudes (per element, and per channel, where a
+// window sum that slid by adding and subtracting squares cancelled).
 //
-// Tolerance: the window sum carries at most C roundings (NCHW slides it) of
-// sums of the same magnitude here (inputs in [-2, 2]), the power adds ~3 ULP
-// (beta = 0.75: two square roots and a division) or |beta log b| + 2 ULP
-// (general beta), the product one more: |got - want| <= 2^-23 (8 + C) |want|.
+// Tolerance: the bound lrn.h states, in ULP of the double result (float);
+// float16/bfloat16 add their storage rounding of the result.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -25,17 +25,55 @@
 namespace tensorops::test {
 namespace {
 
+enum class Data { kUniform, kMixedPerElement, kMixedPerChannel };
+
+const char* DataName(Data data) {
+  switch (data) {
+    case Data::kUniform: return "uniform [-2, 2]";
+    case Data::kMixedPerElement: return "mixed magnitudes per element";
+    case Data::kMixedPerChannel: return "mixed magnitudes per channel";
+  }
+  return "";
+}
+
+// lrn.h's bound on |y - exact| in ULP of the exact result, for window
+// length n (float storage, bias >= 0).
+double BoundUlps(const Lrn& lrn, size_t n, double base) {
+  const double beta = std::fabs(static_cast<double>(lrn.beta));
+  const double bound = beta * static_cast<double>(n + 2) + 3.0;
+  if (lrn.beta == 0.75f || lrn.beta == 0.5f) return bound;
+  return bound + 3.0 * beta * std::fabs(std::log(base)) + 2.0;
+}
+
+double Ulp(double v) {
+  const double a = std::fabs(v);
+  if (a < 0x1p-126) return 0x1p-149;
+  return std::ldexp(1.0, std::ilogb(a) - 23);
+}
+
 template <class T, class L>
-void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed) {
+void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed,
+           Data data = Data::kUniform) {
   INFO("Lrn size " << lrn.size << " alpha " << lrn.alpha << " beta " << lrn.beta << " bias "
                    << lrn.bias << " " << kElementName<T> << (std::is_same_v<L, Nhwc> ? " NHWC " : " NCHW ")
-                   << dims << " pad " << pad);
+                   << dims << " pad " << pad << ", " << DataName(data));
   Rng rng(seed);
   TestTensor<T, L> src(dims, pad);
-  src.Fill([&](const Extents&) { return RefConvert<T>(std::uniform_real_distribution<float>(-2, 2)(rng)); });
+  src.Fill([&](const Extents& i) {
+    switch (data) {
+      case Data::kUniform:
+        return RefConvert<T>(std::uniform_real_distribution<float>(-2, 2)(rng));
+      case Data::kMixedPerElement: return MixedMagnitude<T>(rng);
+      case Data::kMixedPerChannel: return GroupMagnitude<T>(rng, i[L::kC]);
+    }
+    return T{};
+  });
   const size_t channels = dims[L::kC];
   const size_t lo = (lrn.size - 1) / 2, hi = lrn.size - 1 - lo;
+  // Storing the result in float16/bfloat16 rounds it once more: by 2^-11 or
+  // 2^-8 relative, and in float16's subnormal range by up to 2^-25 absolute.
   const double step = std::is_same_v<T, float> ? 0 : std::is_same_v<T, hwy::float16_t> ? 0x1p-11 : 0x1p-8;
+  const double step_abs = std::is_same_v<T, hwy::float16_t> ? 0x1p-25 : 0;
   ForEachTarget([&](int64_t) {
     TestTensor<T, L> dst(dims, pad);
     lrn(src.ConstView(), dst.View());
@@ -44,8 +82,9 @@ void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed) 
     ForEachIndex(dims, [&](const Extents& i) {
       const size_t c = i[L::kC];
       double sum = 0;
+      size_t n = 0;
       Extents k = i;
-      for (size_t kc = c >= lo ? c - lo : 0; kc <= c + hi && kc < channels; ++kc) {
+      for (size_t kc = c >= lo ? c - lo : 0; kc <= c + hi && kc < channels; ++kc, ++n) {
         k[L::kC] = kc;
         const double v = RefToFloat(src.at(k));
         sum += v * v;
@@ -54,10 +93,11 @@ void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed) 
       const double base = static_cast<double>(lrn.bias) + static_cast<double>(lrn.alpha) / static_cast<double>(lrn.size) * sum;
       const double want = x * std::pow(base, -static_cast<double>(lrn.beta));
       const double got = RefToFloat(dst.at(i));
-      const double tol = 0x1p-23 * (8.0 + static_cast<double>(channels)) +
-                         std::fabs(lrn.beta * std::log(base)) * 0x1p-23 + step;
-      if (!(std::fabs(got - want) <= tol * std::fabs(want) + 1e-30) && failures++ < 5) {
-        FAIL_CHECK("index " << i << " x " << x << " got " << got << " want " << want);
+      const double ulps = std::fabs(got - want) / Ulp(want);
+      const double tol = BoundUlps(lrn, n, base) * Ulp(want) + step * std::fabs(want) + step_abs;
+      if (!(std::fabs(got - want) <= tol) && failures++ < 5) {
+        FAIL_CHECK("index " << i << " x " << x << " got " << got << " want " << want << " ("
+                            << ulps << " ULP, bound " << BoundUlps(lrn, n, base) << ")");
       }
     });
     CHECK(failures == 0);
@@ -88,6 +128,35 @@ TEST_CASE("Lrn odd and even sizes, both layouts, every power path", "[lrn]") {
   // NHWC with more channels than the kernel's stack buffers hold: the
   // unbuffered path.
   Check<float, Nhwc>(Lrn{.size = 5, .alpha = 0.5f}, {1, 1, 2, 2100}, {}, seed++);
+}
+
+// The case an independent ONNX implementation disagreed on: channels of
+// magnitude 50-500 next to channels of 0.2-2 (as GroupMagnitude makes them,
+// 1e-3 to 1e3), every size from 1 to 8, both layouts, with a strong alpha.
+TEST_CASE("Lrn mixed magnitudes: no cancellation at any size, either layout", "[lrn]") {
+  uint64_t seed = 300;
+  for (size_t size = 1; size <= 8; ++size) {
+    for (const float alpha : {1.0f, 1e-4f}) {
+      const Lrn lrn{.size = size, .alpha = alpha, .beta = 0.75f, .bias = 1.0f};
+      for (const Data data : {Data::kMixedPerChannel, Data::kMixedPerElement}) {
+        Check<float, Nchw>(lrn, {1, 17, 3, 11}, {}, seed++, data);
+        Check<float, Nchw>(lrn, {2, 9, 2, 37}, {0, 0, 1, 3}, seed++, data);
+        Check<float, Nhwc>(lrn, {1, 3, 11, 17}, {}, seed++, data);
+        Check<float, Nhwc>(lrn, {1, 2, 5, 70}, {0, 1, 0, 2}, seed++, data);
+      }
+    }
+  }
+  // The other power paths.
+  for (const Data data : {Data::kMixedPerChannel, Data::kMixedPerElement}) {
+    Check<float, Nchw>(Lrn{.size = 3, .alpha = 0.3f, .beta = 0.5f, .bias = 0.5f}, {1, 13, 3, 7}, {},
+                       seed++, data);
+    Check<float, Nchw>(Lrn{.size = 4, .alpha = 2.0f, .beta = 0.6f, .bias = 1.5f}, {1, 13, 3, 7}, {},
+                       seed++, data);
+    Check<float, Nhwc>(Lrn{.size = 4, .alpha = 2.0f, .beta = 0.6f, .bias = 1.5f}, {1, 3, 7, 13}, {},
+                       seed++, data);
+    Check<hwy::float16_t, Nchw>(Lrn{.size = 5, .alpha = 0.5f}, {1, 11, 2, 9}, {}, seed++, data);
+    Check<hwy::bfloat16_t, Nhwc>(Lrn{.size = 5, .alpha = 0.5f}, {1, 2, 9, 11}, {}, seed++, data);
+  }
 }
 
 TEST_CASE("Lrn float16 and bfloat16 storage", "[lrn]") {

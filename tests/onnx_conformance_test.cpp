@@ -220,8 +220,9 @@ std::map<std::string, Runner> Runners() {
       });
   runners["Clip"] = UnaryRunner<K::kClip>(
       [](const onnx::Node& n, const std::vector<Tensor>& in, Unary<K::kClip>& op) {
-        OptionalScalar(n, in, 1, op.min);
-        OptionalScalar(n, in, 2, op.max);
+        float bound = 0.0f;
+        if (OptionalScalar(n, in, 1, bound)) op.min = bound;
+        if (OptionalScalar(n, in, 2, bound)) op.max = bound;
       });
   const auto softmax = [](auto op) {
     return [op](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) mutable {

@@ -3,6 +3,7 @@
 #ifndef TENSOROPS_TESTS_SUPPORT_RANDOM_H_
 #define TENSOROPS_TESTS_SUPPORT_RANDOM_H_
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -53,6 +54,29 @@ T RandomValue(Rng& rng) {
       return FromBits16<T>(bits);
     }
   }
+}
+
+// Mixed-magnitude data: small and large values side by side, where
+// cancellation (a large value added and later subtracted next to a small one)
+// shows; data drawn from one range hides it. Every float op's tests use these
+// besides their uniform ranges.
+//
+// Per element: |x| = 10^e with e uniform in [-3, 3] (1e-3 to 1e3), random sign.
+template <class T>
+T MixedMagnitude(Rng& rng) {
+  const float e = std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng);
+  const float magnitude = std::pow(10.0f, e);
+  return RefConvert<T>(rng() % 2 ? magnitude : -magnitude);
+}
+
+// Per channel (or any other index): every value of group g has a magnitude
+// within a factor of 4 of 10^(g mod 7 - 3), so neighbouring groups differ by
+// a factor of 10 and groups 1e-3 and 1e3 come three apart; random sign.
+template <class T>
+T GroupMagnitude(Rng& rng, size_t group) {
+  const float scale = std::pow(10.0f, static_cast<float>(group % 7) - 3.0f);
+  const float magnitude = scale * std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
+  return RefConvert<T>(rng() % 2 ? magnitude : -magnitude);
 }
 
 }  // namespace tensorops::test

@@ -37,8 +37,59 @@ TEST_CASE("Unary piecewise-linear activations and Clip", "[unary]") {
   CheckFloatAccuracy(Unary<K::kHardSwish>{}, 2.0);
   CheckFloatAccuracy(Unary<K::kClip>{.min = -1.5f, .max = 6.0f}, 0.0);
   CheckFloatAccuracy(Unary<K::kClip>{.min = 0.0f}, 0.0);
+  CheckFloatAccuracy(Unary<K::kClip>{.min = 3.0f, .max = -2.0f}, 0.0);  // min > max
+  CheckFloatAccuracy(Unary<K::kClip>{}, 0.0);
   CheckViews(Unary<K::kRelu>{});
   CheckStorage<hwy::float16_t>(Unary<K::kRelu>{}, -100.0f, 100.0f);
+  CheckStorage<hwy::float16_t>(Unary<K::kClip>{.max = 7.0f}, -100.0f, 100.0f);
+}
+
+// ONNX's Clip is NumPy's clip: an absent bound is the element type's lowest
+// or highest finite value (so Inf is clipped to it), min > max makes every
+// element max, NaN stays NaN. Written out against the values ONNX gives.
+template <class T>
+void CheckClipAsOnnx(float highest) {
+  INFO(kElementName<T>);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {-inf, -1e30f, -3.0f, -0.0f, 0.5f, 4.0f, 1e30f, inf, nan};
+  std::vector<T> in;
+  for (float v : x) in.push_back(RefConvert<T>(v));
+  const size_t n = in.size();
+  const auto run = [&](const Unary<K::kClip>& op) {
+    std::vector<T> out(n);
+    op(TensorView<const T, Strided<1>>(in.data(), {n}), TensorView<T, Strided<1>>(out.data(), {n}));
+    std::vector<float> values;
+    for (const T& v : out) values.push_back(RefToFloat(v));
+    return values;
+  };
+  const auto same = [](const std::vector<float>& got, const std::vector<float>& want) {
+    for (size_t i = 0; i < want.size(); ++i) {
+      const bool equal = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
+      if (!equal) FAIL_CHECK("element " << i << " got " << got[i] << " want " << want[i]);
+    }
+  };
+  ForEachTarget([&](int64_t) {
+    // No bounds: +-Inf become +-highest, everything finite in range stays.
+    std::vector<float> want;
+    for (const T& v : in) {
+      const float f = RefToFloat(v);
+      want.push_back(std::isnan(f) ? f : std::min(std::max(f, -highest), highest));
+    }
+    same(run(Unary<K::kClip>{}), want);
+    // Only min: the top is the type's highest.
+    const float big = RefToFloat(in[6]);  // 1e30 as stored
+    same(run(Unary<K::kClip>{.min = -2.0f}),
+         {-2, -2, -2, -0.0f, 0.5f, 4, std::min(big, highest), highest, nan});
+    // min > max: every element is max (NaN stays NaN).
+    same(run(Unary<K::kClip>{.min = 3.0f, .max = 1.0f}), {1, 1, 1, 1, 1, 1, 1, 1, nan});
+  });
+}
+
+TEST_CASE("Unary Clip follows ONNX: absent bounds, min > max, NaN", "[unary]") {
+  CheckClipAsOnnx<float>(std::numeric_limits<float>::max());
+  CheckClipAsOnnx<hwy::float16_t>(65504.0f);
+  CheckClipAsOnnx<hwy::bfloat16_t>(3.38953139e38f);
 }
 
 }  // namespace

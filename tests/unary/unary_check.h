@@ -50,9 +50,9 @@ inline std::vector<float> SweepValues(uint32_t stride, double max_abs) {
   return v;
 }
 
-template <UnaryKind kKind>
+template <UnaryKind kKind, class T = float>
 UnaryParams ParamsOf(const Unary<kKind>& op) {
-  return UnaryParams{op.alpha, op.beta, op.min, op.max};
+  return op.template ParamsFor<T>();
 }
 
 // float: every value of the sweep within max_ulp of the reference, on every
@@ -94,6 +94,7 @@ void CheckStorage(const Unary<kKind>& op, float lo, float hi) {
   for (float x : SpecialValues()) in.push_back(RefConvert<T>(x));
   for (int i = 0; i < 3000; ++i) {
     in.push_back(RefConvert<T>(std::uniform_real_distribution<float>(lo, hi)(rng)));
+    in.push_back(MixedMagnitude<T>(rng));
   }
   const size_t n = in.size();
   constexpr bool kHalf = std::is_same_v<T, hwy::float16_t>;
@@ -106,7 +107,7 @@ void CheckStorage(const Unary<kKind>& op, float lo, float hi) {
     size_t failures = 0;
     for (size_t i = 0; i < n; ++i) {
       const double x = RefToFloat(in[i]);
-      const double want = RefUnary(kKind, x, ParamsOf(op));
+      const double want = RefUnary(kKind, x, ParamsOf<kKind, T>(op));
       const double got = RefToFloat(out[i]);
       const double err = UlpError(got, want, mantissa, min_exponent, max_value);
       if (!(err <= 1.0) && failures++ < 5) {

@@ -1,5 +1,5 @@
-// LRN kernels. NCHW: per spatial vector, a sliding window sum down the
-// channels. NHWC: per pixel, the squares of its channel row in a zero-padded
+// LRN kernels. NCHW: per spatial vector, each channel's window summed down
+// the channel planes. NHWC: per pixel, the squares of its channel row in a zero-padded
 // stack buffer, and each window summed from shifted loads.
 //
 // Included once per target through tensorops/kernels-inl.h.
@@ -22,11 +22,10 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// (bias + scale sum)^-beta. The sum is clamped at 0: a sliding sum may end a
-// rounding below the exact (non-negative) value.
+// (bias + scale sum)^-beta, sum >= 0 (a sum of squares).
 template <LrnPower kPower, class D, class Job>
 HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
-  const auto base = hn::MulAdd(hn::Max(sum, hn::Zero(d)), hn::Set(d, job.scale), hn::Set(d, job.bias));
+  const auto base = hn::MulAdd(sum, hn::Set(d, job.scale), hn::Set(d, job.bias));
   const auto one = hn::Set(d, 1.0f);
   if constexpr (kPower == LrnPower::kThreeQuarters) {
     const auto root = hn::Sqrt(base);
@@ -39,7 +38,11 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
 }
 
 // NCHW: one run of `w` contiguous elements in each of C channels (channel
-// planes `c_stride` bytes apart).
+// planes `c_stride` bytes apart). Each window is summed from its own squares,
+// never by sliding (adding the entering square and subtracting the leaving
+// one): a subtraction cancels when channels of very different magnitude sit
+// side by side, and the error then grows to thousands of ULP. The planes of
+// one vector of columns stay in L1 while the channel walk passes them.
 template <class T, LrnPower kPower, class Job>
 HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const Job& job) {
   const hn::ScalableTag<float> d;
@@ -50,27 +53,19 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
   };
   for (size_t j = 0; j < w; j += lanes) {
     const size_t rest = HWY_MIN(lanes, w - j);
-    auto sum = hn::Zero(d);
-    for (size_t k = 0; k <= job.hi && k < channels; ++k) {
-      const auto v = LoadUpToAsF32<T>(d, in(k, j), rest);
-      sum = hn::MulAdd(v, v, sum);
-    }
     for (size_t c = 0; c < channels; ++c) {
-      if (c > 0) {
-        if (c + job.hi < channels) {
-          // Each channel plane is its own stream: prefetch ahead in it.
-          hwy::Prefetch(in(c + job.hi, j + 4 * lanes));
-          const auto v = LoadUpToAsF32<T>(d, in(c + job.hi, j), rest);
-          sum = hn::MulAdd(v, v, sum);
-        }
-        if (c >= job.lo + 1) {
-          const auto v = LoadUpToAsF32<T>(d, in(c - job.lo - 1, j), rest);
-          sum = hn::NegMulAdd(v, v, sum);
-        }
+      const size_t first = c >= job.lo ? c - job.lo : 0;
+      const size_t last = HWY_MIN(channels - 1, c + job.hi);
+      // Each channel plane is its own stream: prefetch ahead in the newest.
+      if (c + job.hi < channels) hwy::Prefetch(in(c + job.hi, j + 4 * lanes));
+      auto sum = hn::Zero(d);
+      for (size_t k = first; k <= last; ++k) {
+        const auto v = LoadUpToAsF32<T>(d, in(k, j), rest);
+        sum = hn::MulAdd(v, v, sum);
       }
       const auto v = LoadUpToAsF32<T>(d, in(c, j), rest);
       StoreUpToFromF32<T>(d, hn::Mul(v, LrnFactor<kPower>(d, sum, job)),
-               reinterpret_cast<T*>(y + c * job.dst_stride[1]) + j, rest);
+                          reinterpret_cast<T*>(y + c * job.dst_stride[1]) + j, rest);
     }
   }
 }

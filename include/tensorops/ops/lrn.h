@@ -9,16 +9,22 @@
 // size = 2 half + 1, bias = k0, alpha = k1 size, beta = -k2 (Lrn::FromSimd).
 // Simd cannot express even sizes; this can.
 //
-// NCHW keeps a sliding window sum per spatial vector (one square added, one
-// removed per channel); the squares added and removed are bit-identical, so
-// the sum only carries the rounding of those steps: relative error <= C 2^-24
-// of the largest window sum seen along the channel walk, relative to this
-// window's (tests use random data of one magnitude range). NHWC sums each
-// window directly (size multiply-adds per element, no drift). The power is
-// 1/(sqrt(b) sqrt(sqrt(b))) for beta = 0.75 (AlexNet, GoogLeNet), 1/sqrt(b)
-// for 0.5, exp(-beta log b) otherwise (error ~ |beta log b| 2^-24 + 2 ULP).
-// Storage float, float16, bfloat16 (computed in float). src and dst must not
-// overlap (the window reads neighbours).
+// Both layouts sum each window directly, n <= size multiply-adds of squares
+// from zero: every term is non-negative, so nothing cancels whatever the
+// magnitudes (a sliding sum, adding the entering square and subtracting the
+// leaving one, was thousands of ULP off where channels of 1e2 sat next to
+// channels of 1e-1). The power is 1/(sqrt(b) sqrt(sqrt(b))) for beta = 0.75
+// (AlexNet, GoogLeNet), 1/sqrt(b) for 0.5, exp(-beta log b) otherwise.
+//
+// Accuracy (float, bias >= 0), in ULP of the exactly rounded result, for a
+// window of n channels (n = size away from the edges):
+//   beta = 0.75 or 0.5:  |beta| (n + 2) + 3 ULP
+//   other beta:          |beta| (n + 2) + 3 |beta ln b| + 5 ULP
+// (n + 2 roundings of the sum, the scale alpha/size and b, each amplified by
+// beta; the power and the product add the rest.) Tested over sizes 1-8 with
+// inputs from 1e-3 to 1e3 in one tensor, per element and per channel.
+// float16 and bfloat16 are computed in float and rounded once when stored.
+// src and dst must not overlap (the window reads neighbours).
 #ifndef TENSOROPS_OPS_LRN_H_
 #define TENSOROPS_OPS_LRN_H_
 

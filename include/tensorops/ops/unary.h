@@ -31,15 +31,24 @@
 //   kSoftplus     log(1 + exp(x))
 //   kHardSigmoid  max(0, min(1, alpha x + beta))        alpha = 0.2, beta = 0.5
 //   kHardSwish    x max(0, min(1, x/6 + 1/2))
-//   kClip         min(max(x, min), max)                 min = -Inf, max = +Inf
+//   kClip         min(max(x, min), max)                 absent bound: T's lowest /
+//                                                       highest finite value
+//
+// Clip is ONNX's (NumPy's clip): an absent min or max is the lowest or highest
+// finite value of the element type (+-3.4028235e38 for float, +-65504 for
+// float16, +-3.3895314e38 for bfloat16), so +-Inf clip to it; with min > max
+// every element becomes max; NaN stays NaN. A NaN bound is rejected
+// (kBadArgument; NumPy would make every element NaN).
 //
 // Layouts: equal, or either side Strided. src and dst may be the same view
 // (in place); any other overlap throws kAliasing.
 #ifndef TENSOROPS_OPS_UNARY_H_
 #define TENSOROPS_OPS_UNARY_H_
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "tensorops/detail/checks.h"
@@ -106,13 +115,32 @@ struct UnaryKernel {
   }
 };
 
+// The largest finite value of a float element type, as a float.
+template <class T>
+constexpr float HighestFinite() {
+  if constexpr (std::is_same_v<T, hwy::float16_t>) {
+    return 65504.0f;
+  } else if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
+    return 3.38953139e38f;  // 0x7F7F
+  } else {
+    return std::numeric_limits<float>::max();
+  }
+}
+
 template <UnaryKind kKind>
 struct Unary {
   // Used by the kinds that name them (see the table above); ignored otherwise.
   float alpha = detail::DefaultAlpha(kKind);
   float beta = kKind == UnaryKind::kHardSigmoid ? 0.5f : 0.0f;
-  float min = -std::numeric_limits<float>::infinity();
-  float max = std::numeric_limits<float>::infinity();
+  std::optional<float> min = std::nullopt;  // Clip; absent: T's lowest finite value
+  std::optional<float> max = std::nullopt;  // Clip; absent: T's highest finite value
+
+  // The values the kernel uses for element type T (Clip's bounds resolved).
+  template <class T>
+  UnaryParams ParamsFor() const {
+    return UnaryParams{alpha, beta, min.value_or(-HighestFinite<T>()),
+                       max.value_or(HighestFinite<T>())};
+  }
 
   template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
   void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
@@ -127,9 +155,9 @@ struct Unary {
     static_assert(detail::kSameDimensionMeaning<LS, LD>,
                   "Unary: src and dst layouts must match (or one be Strided)");
     detail::CheckSameDims(src, "src", dst, "dst");
-    if (kKind == UnaryKind::kClip && !(min <= max)) {
-      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: min ", min,
-                   " must not exceed max ", max);
+    if (kKind == UnaryKind::kClip && ((min && std::isnan(*min)) || (max && std::isnan(*max)))) {
+      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: min ", min.value_or(0.0f), " / max ",
+                   max.value_or(0.0f), ": a bound must not be NaN");
     }
     if (detail::Overlaps(src, dst) &&
         !(static_cast<const void*>(src.data()) == static_cast<const void*>(dst.data()) &&
@@ -140,7 +168,7 @@ struct Unary {
     }
     const typename UnaryKernel<kKind, T>::Job job{
         src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst),
-        UnaryParams{alpha, beta, min, max}};
+        ParamsFor<T>()};
     if (job.nest.row == 0) return;
     detail::RunKernelOn(executor, UnaryKernel<kKind, T>{}, job);
   }

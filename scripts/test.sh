@@ -11,7 +11,9 @@
 # runs the whole suite under qemu-user on four emulated CPUs: SVE at 128, 256
 # and 512 bits (together they reach SVE2_128, SVE_256, SVE2, SVE and NEON)
 # and a NEON-only Cortex-A72.
-# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64]   (default: all five)
+# Then builds Highway 1.2 and Catch2 v3 from Debian trixie's source packages
+# and runs the suite against them (newer-deps).
+# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64|newer-deps]   (default: all six)
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -29,6 +31,7 @@ run() {
 }
 
 sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+ctest_args=""
 
 # Each fuzz target runs from a scratch copy of its seed corpus (new inputs
 # stay out of the repository); the ONNX reader also reads real node tests.
@@ -55,6 +58,13 @@ fuzz() {
   done
 }
 
+# The "runnable targets: ... (default: X)" line the dispatch test prints
+# (Catch may wrap it), as one line.
+runnable_targets() {
+  tr '\n' ' ' | sed -n 's/.*runnable targets: \(.*(default: *[A-Z0-9_]*)\).*/\1/p' |
+    tr -s ' '
+}
+
 # The emulated CPUs (qemu's -cpu) and what Highway runs on each.
 arm_cpus="max,sve-default-vector-length=16 max,sve-default-vector-length=32
   max,sve-default-vector-length=64 cortex-a72"
@@ -71,25 +81,78 @@ aarch64() {
     # Which targets this CPU runs, as the dispatch test finds them (every
     # test runs each of them).
     targets=$(cmake/toolchains/qemu-aarch64.sh build/aarch64/tests/dispatch_test \
-      "Every compiled target this CPU supports is reached" 2>&1 |
-      sed -n 's/.*runnable targets: //p')
+      "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
     echo "-- qemu -cpu $cpu: targets $targets"
     (cd build/aarch64 && ctest -j"$jobs" --output-on-failure) || return 1
   done
   unset TENSOROPS_QEMU_CPU
 }
 
+# Highway 1.2 and Catch2 v3, the versions newer distributions (and users who
+# vendor Highway) have: built from Debian trixie's source packages, fetched
+# with apt-get through a private sources list and lists directory (the
+# machine's apt configuration is not touched), installed into a prefix under
+# build/ that is reused while the source tarballs are unchanged; then the whole
+# suite with GCC against that prefix.
+newer_deps() {
+  echo "== newer-deps: Highway and Catch2 from Debian trixie's sources, then the suite"
+  scripts/install-deps.sh || return 1
+  deps=$PWD/build/newer-deps-src
+  prefix=$deps/prefix
+  mkdir -p "$deps/apt/lists/partial" "$deps/download"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+    "http://deb.debian.org/debian trixie main" >"$deps/apt/sources.list"
+  apt_private="-o Dir::Etc::SourceList=$deps/apt/sources.list -o Dir::Etc::SourceParts=/dev/null
+    -o Dir::State::Lists=$deps/apt/lists"
+  # shellcheck disable=SC2086
+  apt-get -qq $apt_private update || return 1
+  # shellcheck disable=SC2086
+  (cd "$deps/download" && apt-get -qq $apt_private source --download-only highway catch2 \
+    >/dev/null 2>&1) || return 1
+  hwy_tar=$(ls "$deps"/download/highway_*.orig.tar.gz | tail -1)
+  catch_tar=$(ls "$deps"/download/catch2_*.orig.tar.gz | tail -1)
+  stamp=$(cat "$hwy_tar" "$catch_tar" | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$prefix/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$prefix" "$deps/build"
+    mkdir -p "$deps/build"
+    for tar in "$hwy_tar" "$catch_tar"; do
+      name=$(basename "$tar" .orig.tar.gz)
+      mkdir -p "$deps/build/$name"
+      tar -xzf "$tar" -C "$deps/build/$name" --strip-components=1 || return 1
+    done
+    hwy_src=$(ls -d "$deps"/build/highway_*)
+    catch_src=$(ls -d "$deps"/build/catch2_*)
+    cmake -S "$hwy_src" -B "$hwy_src/build" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_TESTING=OFF -DHWY_ENABLE_TESTS=OFF \
+      -DHWY_ENABLE_EXAMPLES=OFF -DHWY_ENABLE_CONTRIB=OFF -DHWY_ENABLE_INSTALL=ON >/dev/null &&
+      cmake --build "$hwy_src/build" -j"$jobs" >/dev/null &&
+      cmake --install "$hwy_src/build" >/dev/null || return 1
+    cmake -S "$catch_src" -B "$catch_src/build" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_TESTING=OFF -DCATCH_INSTALL_DOCS=OFF >/dev/null &&
+      cmake --build "$catch_src/build" -j"$jobs" >/dev/null &&
+      cmake --install "$catch_src/build" >/dev/null || return 1
+    echo "$stamp" >"$prefix/.stamp"
+  fi
+  echo "-- using $(basename "$hwy_tar" .orig.tar.gz) and $(basename "$catch_tar" .orig.tar.gz)" \
+    "from $prefix"
+  run newer-deps g++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF || return 1
+  targets=$(build/newer-deps/tests/dispatch_test \
+    "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
+  echo "-- every test ran on: $targets"
+}
+
 case "${1:-all}" in
   gcc | clang | sanitize | fuzz | aarch64) configs=$1 ;;
-  all) configs="gcc clang sanitize fuzz aarch64" ;;
-  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64]" >&2; exit 2 ;;
+  newer-deps) configs=newer_deps ;;
+  all) configs="gcc clang sanitize fuzz aarch64 newer_deps" ;;
+  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64|newer-deps]" >&2; exit 2 ;;
 esac
 case "$configs" in
   aarch64) ;;
   *) scripts/install-deps.sh --bench ;;
 esac
 for c in $configs; do
-  if [ "$c" = fuzz ] || [ "$c" = aarch64 ]; then
+  if [ "$c" = fuzz ] || [ "$c" = aarch64 ] || [ "$c" = newer_deps ]; then
     if ! $c; then
       echo "== FAILED: $c" >&2
       exit 1

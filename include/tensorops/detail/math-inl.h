@@ -64,9 +64,10 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
 // exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
 // result before scaling, so callers can multiply by a factor first and round
 // a denormal result once. The parts come back through references: a struct
-// of two vectors would not compile for SVE, whose vectors are sizeless. hi is clamped to [-120, 89]: exp gives 0 and +Inf
-// there after scaling, with room below for callers' factors up to e^16.
-// NaN is the caller's to restore.
+// of two vectors would not compile for SVE, whose vectors are sizeless.
+// hi is clamped to [-120, 89]: exp gives 0 and +Inf there after scaling,
+// with room below for callers' factors up to e^16. NaN is the caller's to
+// restore.
 //
 // Reduction: k = round((hi + lo) / ln2), r = hi - k*ln2 + lo with ln2 in two
 // parts; ln2_hi has 9 significant bits, so k*ln2_hi and

@@ -1,5 +1,4 @@
-// What kernels may know about vector registers at compile time, and how they
-// hold several vectors at once without arrays.
+// How kernels hold several vectors at once without arrays.
 //
 // SVE vectors are sizeless: no array of them, no struct member, no sizeof.
 // A group of vectors that must stay in registers (GEMM accumulators, the rows
@@ -55,20 +54,6 @@ HWY_INLINE First& Nth(First& first, Rest&... rest) {
 template <size_t kI, class V>
 HWY_INLINE V Copy(V value) {
   return value;
-}
-
-// How many lanes of T every vector of this target holds, known at compile
-// time: a CappedTag<T, SureLanes<T>()> has exactly this many lanes at run
-// time. SVE and SVE2 vectors are any multiple of 128 bits wide (MaxLanes is
-// the 2048-bit bound), so only 128 bits are sure there; SVE_256 and SVE2_128
-// fix the width, and every other target's width is fixed at compile time.
-template <class T>
-constexpr size_t SureLanes() {
-#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2
-  return 16 / sizeof(T);
-#else
-  return hn::MaxLanes(hn::ScalableTag<T>());
-#endif
 }
 
 }  // namespace HWY_NAMESPACE

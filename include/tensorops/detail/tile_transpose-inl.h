@@ -126,12 +126,13 @@ HWY_INLINE void TransposeScalar(const uint8_t* src, size_t src_row, uint8_t* dst
 }
 
 // The tile's side: at most kMaxTile lanes (16 by default: 16 row vectors stay
-// in registers on AVX-512), no more than every vector of the target holds (so
-// that a tag capped at it has exactly kTile lanes), and 128 bits where the
-// rounds zip (SVE).
+// in registers on AVX-512), and no more than every vector of the target holds,
+// so that a tag capped at it has exactly kTile lanes: 128 bits on SVE (where
+// the rounds zip, and the width is not known at compile time), MaxLanes
+// elsewhere (exact on every fixed-width target).
 template <class Unit, size_t kMaxTile>
 inline constexpr size_t kTile =
-    HWY_MIN(kMaxTile, kTileRoundsZip ? 16 / sizeof(Unit) : SureLanes<Unit>());
+    HWY_MIN(kMaxTile, kTileRoundsZip ? 16 / sizeof(Unit) : hn::MaxLanes(hn::ScalableTag<Unit>()));
 
 // dst[b][a] = src[a][b]: a src matrix of `rows` rows (src_row bytes apart) and
 // `cols` contiguous elements to dst with `cols` rows (dst_row bytes apart) of

@@ -1,6 +1,6 @@
 // LRN kernels. NCHW: per spatial vector, each channel's window summed down
-// the channel planes. NHWC: per pixel, the squares of its channel row in a zero-padded
-// stack buffer, and each window summed from shifted loads.
+// the channel planes. NHWC: per pixel, the squares of its channel row in a
+// zero-padded stack buffer, and each window summed from shifted loads.
 //
 // Included once per target through tensorops/kernels-inl.h.
 #if defined(TENSOROPS_OPS_LRN_INL_H_) == defined(HWY_TARGET_TOGGLE)

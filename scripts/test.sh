@@ -96,7 +96,6 @@ aarch64() {
 # suite with GCC against that prefix.
 newer_deps() {
   echo "== newer-deps: Highway and Catch2 from Debian trixie's sources, then the suite"
-  scripts/install-deps.sh || return 1
   deps=$PWD/build/newer-deps-src
   prefix=$deps/prefix
   mkdir -p "$deps/apt/lists/partial" "$deps/download"

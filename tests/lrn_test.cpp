@@ -19,6 +19,7 @@
 #include "support/expect_error.h"
 #include "support/random.h"
 #include "support/reference_convert.h"
+#include "support/reference_unary.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
 
@@ -43,12 +44,6 @@ double BoundUlps(const Lrn& lrn, size_t n, double base) {
   const double bound = beta * static_cast<double>(n + 2) + 3.0;
   if (lrn.beta == 0.75f || lrn.beta == 0.5f) return bound;
   return bound + 3.0 * beta * std::fabs(std::log(base)) + 2.0;
-}
-
-double Ulp(double v) {
-  const double a = std::fabs(v);
-  if (a < 0x1p-126) return 0x1p-149;
-  return std::ldexp(1.0, std::ilogb(a) - 23);
 }
 
 template <class T, class L>
@@ -93,8 +88,9 @@ void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed,
       const double base = static_cast<double>(lrn.bias) + static_cast<double>(lrn.alpha) / static_cast<double>(lrn.size) * sum;
       const double want = x * std::pow(base, -static_cast<double>(lrn.beta));
       const double got = RefToFloat(dst.at(i));
-      const double ulps = std::fabs(got - want) / Ulp(want);
-      const double tol = BoundUlps(lrn, n, base) * Ulp(want) + step * std::fabs(want) + step_abs;
+      const double ulps = std::fabs(got - want) / FloatSpacing(want);
+      const double tol =
+          BoundUlps(lrn, n, base) * FloatSpacing(want) + step * std::fabs(want) + step_abs;
       if (!(std::fabs(got - want) <= tol) && failures++ < 5) {
         FAIL_CHECK("index " << i << " x " << x << " got " << got << " want " << want << " ("
                             << ulps << " ULP, bound " << BoundUlps(lrn, n, base) << ")");

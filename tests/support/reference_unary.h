@@ -58,6 +58,15 @@ inline double RefUnary(UnaryKind kind, double x, const UnaryParams& p) {
   return 0;
 }
 
+// The spacing of floats (or of a format with mantissa_bits and min_exponent)
+// at v: one ULP there, 2^-149 for float's denormals and zero.
+inline double FloatSpacing(double v, int mantissa_bits = 23, int min_exponent = -126) {
+  int e;
+  std::frexp(v, &e);
+  const int exponent = v == 0 ? min_exponent : std::max(e - 1, min_exponent);
+  return std::ldexp(1.0, exponent - mantissa_bits);
+}
+
 // |got - want| in units of the float spacing at want (2^-149 in the denormal
 // range). NaN must meet NaN; a want beyond the float range must give the
 // matching Inf. Returns +Inf for a wrong NaN or Inf.
@@ -71,10 +80,7 @@ inline double UlpError(double got, double want, int mantissa_bits = 23,
     return std::isinf(got) && (got > 0) == (want > 0) ? 0 : kInf;
   }
   if (std::isinf(got)) return kInf;
-  int e;
-  std::frexp(want, &e);
-  const int exponent = want == 0 ? min_exponent : std::max(e - 1, min_exponent);
-  return std::fabs(got - want) / std::ldexp(1.0, exponent - mantissa_bits);
+  return std::fabs(got - want) / FloatSpacing(want, mantissa_bits, min_exponent);
 }
 
 }  // namespace tensorops::test

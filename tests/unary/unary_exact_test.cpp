@@ -69,7 +69,7 @@ TEST_CASE("Unary rejects bad arguments and writes nothing", "[unary]") {
     TestTensor<float, Nchw> out({1, 2, 3, 4});
     Unary<K::kClip>{.min = std::numeric_limits<float>::quiet_NaN()}(src.ConstView(), out.View());
   });
-  CHECK(clip.find("must not be NaN") != std::string::npos);
+  CHECK(clip.find("the min bound must not be NaN") != std::string::npos);
   // A shifted view of the same buffer overlaps without being the same view.
   TestTensor<float, Strided<>> buffer({64});
   TensorView<float, Strided<>> whole = buffer.View();

@@ -156,8 +156,8 @@ struct Unary {
                   "Unary: src and dst layouts must match (or one be Strided)");
     detail::CheckSameDims(src, "src", dst, "dst");
     if (kKind == UnaryKind::kClip && ((min && std::isnan(*min)) || (max && std::isnan(*max)))) {
-      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: min ", min.value_or(0.0f), " / max ",
-                   max.value_or(0.0f), ": a bound must not be NaN");
+      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: the ",
+                   min && std::isnan(*min) ? "min" : "max", " bound must not be NaN");
     }
     if (detail::Overlaps(src, dst) &&
         !(static_cast<const void*>(src.data()) == static_cast<const void*>(dst.data()) &&

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,7 +19,9 @@
 
 #ifdef TENSOROPS_BENCH_EIGEN
 #include <Eigen/Core>
-#include <unsupported/Eigen/SpecialFunctions>
+#endif
+#ifdef TENSOROPS_BENCH_SLEEF
+#include <sleef.h>
 #endif
 #ifdef TENSOROPS_BENCH_ONEDNN
 #include <dnnl.hpp>
@@ -131,24 +134,121 @@ bool PlainMath(PeerMath op, const float* src, float* dst, size_t n) {
     case PeerMath::kLog: for (size_t i = 0; i < n; ++i) dst[i] = std::log(src[i]); break;
     case PeerMath::kErf: for (size_t i = 0; i < n; ++i) dst[i] = std::erf(src[i]); break;
     case PeerMath::kSqrt: for (size_t i = 0; i < n; ++i) dst[i] = std::sqrt(src[i]); break;
+    case PeerMath::kSigmoid:
+      for (size_t i = 0; i < n; ++i) dst[i] = 1.0f / (1.0f + std::exp(-src[i]));
+      break;
+    case PeerMath::kGelu:
+      for (size_t i = 0; i < n; ++i) dst[i] = 0.5f * src[i] * (1.0f + std::erf(src[i] * 0.707106781f));
+      break;
+    case PeerMath::kSilu:
+      for (size_t i = 0; i < n; ++i) dst[i] = src[i] / (1.0f + std::exp(-src[i]));
+      break;
   }
   return true;
 }
 
+#ifdef TENSOROPS_BENCH_EIGEN
+extern "C" bool EigenMathNative(int op, const float* src, float* dst, size_t n);
+#endif
+#ifdef TENSOROPS_BENCH_EIGEN_AVX2
+extern "C" bool EigenMathAvx2(int op, const float* src, float* dst, size_t n);
+#endif
+
 bool EigenMath(PeerMath op, const float* src, float* dst, size_t n) {
 #ifdef TENSOROPS_BENCH_EIGEN
-  Eigen::Map<const Eigen::ArrayXf> in(src, static_cast<Eigen::Index>(n));
-  Eigen::Map<Eigen::ArrayXf> out(dst, static_cast<Eigen::Index>(n));
+  if (!PeersAvx2Only()) return EigenMathNative(static_cast<int>(op), src, dst, n);
+#endif
+#ifdef TENSOROPS_BENCH_EIGEN_AVX2
+  if (PeersAvx2Only()) return EigenMathAvx2(static_cast<int>(op), src, dst, n);
+#endif
+  (void)op, (void)src, (void)dst, (void)n;
+  return false;
+}
+
+bool PeersAvx2Only() {
+  static const bool avx2 = [] {
+    const char* target = std::getenv("TENSOROPS_BENCH_TARGET");
+    return target != nullptr && std::strcmp(target, "AVX2") == 0;
+  }();
+  return avx2;
+}
+
+#ifdef TENSOROPS_BENCH_SLEEF
+namespace {
+
+// One SLEEF vector function applied to n floats; the tail goes through a
+// padded vector like the body.
+template <class V, size_t kLanes, V (*kLoad)(const float*), void (*kStore)(float*, V)>
+void SleefLoop(const V (*f)(V), const float* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) kStore(dst + i, f(kLoad(src + i)));
+  if (i == n) return;
+  float tail[kLanes] = {};
+  std::memcpy(tail, src + i, (n - i) * sizeof(float));
+  kStore(tail, f(kLoad(tail)));
+  std::memcpy(dst + i, tail, (n - i) * sizeof(float));
+}
+
+__m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
+void Store16(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
+__m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
+void Store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+
+// Sigmoid, GELU and SiLU as a SLEEF user composes them.
+const __m512 Sigmoid16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  return _mm512_div_ps(one, _mm512_add_ps(one, Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+const __m512 Silu16(__m512 x) { return _mm512_mul_ps(x, Sigmoid16(x)); }
+const __m512 Gelu16(__m512 x) {
+  const __m512 e = Sleef_erff16_u10avx512f(_mm512_mul_ps(x, _mm512_set1_ps(0.707106781f)));
+  return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+const __m256 Sigmoid8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  return _mm256_div_ps(one, _mm256_add_ps(one, Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+const __m256 Silu8(__m256 x) { return _mm256_mul_ps(x, Sigmoid8(x)); }
+const __m256 Gelu8(__m256 x) {
+  const __m256 e = Sleef_erff8_u10avx2(_mm256_mul_ps(x, _mm256_set1_ps(0.707106781f)));
+  return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+}  // namespace
+#endif
+
+bool SleefMath(PeerMath op, bool u35, const float* src, float* dst, size_t n) {
+#ifdef TENSOROPS_BENCH_SLEEF
+  const bool avx512 = !PeersAvx2Only() && __builtin_cpu_supports("avx512f");
+  if (!avx512 && !__builtin_cpu_supports("avx2")) return false;
+  // (SLEEF declares its functions as returning const vectors.)
+  decltype(&Sleef_expf16_u10avx512f) f16 = nullptr;
+  decltype(&Sleef_expf8_u10avx2) f8 = nullptr;
   switch (op) {
-    case PeerMath::kExp: out = in.exp(); break;
-    case PeerMath::kTanh: out = in.tanh(); break;
-    case PeerMath::kLog: out = in.log(); break;
-    case PeerMath::kErf: out = in.erf(); break;
-    case PeerMath::kSqrt: out = in.sqrt(); break;
+    case PeerMath::kExp: if (!u35) f16 = Sleef_expf16_u10avx512f, f8 = Sleef_expf8_u10avx2; break;
+    case PeerMath::kErf: if (!u35) f16 = Sleef_erff16_u10avx512f, f8 = Sleef_erff8_u10avx2; break;
+    case PeerMath::kSigmoid: if (!u35) f16 = Sigmoid16, f8 = Sigmoid8; break;
+    case PeerMath::kGelu: if (!u35) f16 = Gelu16, f8 = Gelu8; break;
+    case PeerMath::kSilu: if (!u35) f16 = Silu16, f8 = Silu8; break;
+    case PeerMath::kTanh:
+      f16 = u35 ? Sleef_tanhf16_u35avx512f : Sleef_tanhf16_u10avx512f;
+      f8 = u35 ? Sleef_tanhf8_u35avx2 : Sleef_tanhf8_u10avx2;
+      break;
+    case PeerMath::kLog:
+      f16 = u35 ? Sleef_logf16_u35avx512f : Sleef_logf16_u10avx512f;
+      f8 = u35 ? Sleef_logf8_u35avx2 : Sleef_logf8_u10avx2;
+      break;
+    case PeerMath::kSqrt: break;
+  }
+  if (f16 == nullptr) return false;
+  if (avx512) {
+    SleefLoop<__m512, 16, Load16, Store16>(f16, src, dst, n);
+  } else {
+    SleefLoop<__m256, 8, Load8, Store8>(f8, src, dst, n);
   }
   return true;
 #else
-  (void)op, (void)src, (void)dst, (void)n;
+  (void)op, (void)u35, (void)src, (void)dst, (void)n;
   return false;
 #endif
 }
@@ -207,12 +307,16 @@ bool OneDnnMath(PeerMath op, const float* src, float* dst, size_t n) {
     case PeerMath::kTanh: alg = A::eltwise_tanh; break;
     case PeerMath::kLog: alg = A::eltwise_log; break;
     case PeerMath::kSqrt: alg = A::eltwise_sqrt; break;
+    case PeerMath::kSigmoid: alg = A::eltwise_logistic; break;
+    case PeerMath::kGelu: alg = A::eltwise_gelu_erf; break;
+    case PeerMath::kSilu: alg = A::eltwise_swish; break;  // alpha = 1: x sigmoid(x)
     default: return false;  // no plain erf in oneDNN's eltwise
   }
   // One primitive per (op, size), built on first use like an inference runtime.
   static std::map<std::tuple<int, size_t>, dnnl::eltwise_forward> cache;
   const auto& primitive = Cached(cache, std::make_tuple(static_cast<int>(op), n), [&] {
-    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, Dense(n));
+    const float alpha = op == PeerMath::kSilu ? 1.0f : 0.0f;
+    const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, Dense(n), alpha);
     return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, Engine()));
   });
   RunOneInput(primitive, Dense(n), src, Dense(n), dst);

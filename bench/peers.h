@@ -16,11 +16,21 @@ bool PlainF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool EigenF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 
-// Elementwise math on n dense floats (the unary bench).
-enum class PeerMath { kExp, kTanh, kLog, kErf, kSqrt };
+// Elementwise math on n dense floats (the unary bench). Sigmoid, GELU (erf
+// form) and SiLU are composed the way a user of each library would write
+// them where the library has no such function.
+enum class PeerMath { kExp, kTanh, kLog, kErf, kSqrt, kSigmoid, kGelu, kSilu };
 bool PlainMath(PeerMath op, const float* src, float* dst, size_t n);
 bool EigenMath(PeerMath op, const float* src, float* dst, size_t n);
 bool OneDnnMath(PeerMath op, const float* src, float* dst, size_t n);
+// SLEEF 3.5's vector functions with max error 1.0 ULP (u10) or 3.5 ULP (u35;
+// only tanh and log have one), AVX-512 or AVX2 as PeersAvx2Only() says.
+bool SleefMath(PeerMath op, bool u35, const float* src, float* dst, size_t n);
+
+// True when the environment says TENSOROPS_BENCH_TARGET=AVX2: the peers then
+// run their AVX2 code (oneDNN is capped by DNNL_MAX_CPU_ISA, which
+// bench/report.py sets alongside), as tensorops does under that ScopedTarget.
+bool PeersAvx2Only();
 
 // dst = wa a + wb b and dst = max(a, b) on n dense floats (the eltwise bench).
 bool PlainWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);

@@ -3,7 +3,11 @@
 ns/element, GB/s, the speed relative to the best peer and the fraction of the
 memcpy bandwidth measured in the same process.
 
-Usage: bench/report.py [path/to/tensorops_bench] [extra benchmark flags...]
+Usage: bench/report.py [--target AVX2] [path/to/tensorops_bench] [extra benchmark flags...]
+
+--target T runs tensorops on Highway target T (TENSOROPS_BENCH_TARGET, a
+ScopedTarget for the whole run) and caps the peers likewise: SLEEF and Eigen
+take their AVX2 code, oneDNN gets DNNL_MAX_CPU_ISA (only AVX2 is supported).
 Benchmark names are <op>/<impl>/<case>; impls starting with 'tensorops' are
 ours (e.g. tensorops_unchecked), 'memcpy' is the bandwidth reference (and
 'memcpy_*' other references, e.g. memcpy_deinterleave: the same bytes
@@ -16,11 +20,19 @@ import sys
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else "build/gcc/bench/tensorops_bench"
+    args = sys.argv[1:]
+    target = None
+    if args[:1] == ["--target"]:
+        target, args = args[1], args[2:]
+        if target != "AVX2":
+            sys.exit("--target: only AVX2 has matching peer builds")
+    binary = args[0] if args else "build/gcc/bench/tensorops_bench"
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                DNNL_MAX_CPU_ISA=os.environ.get("DNNL_MAX_CPU_ISA", "ALL"))
+    if target:
+        env.update(TENSOROPS_BENCH_TARGET=target, DNNL_MAX_CPU_ISA=target)
     out = subprocess.run([binary, "--benchmark_format=json",
-                          "--benchmark_min_time=0.3", *sys.argv[2:]],
+                          "--benchmark_min_time=0.3", *args[1:]],
                          env=env, check=True, capture_output=True, text=True)
     report = json.loads(out.stdout)
     cases = {}
@@ -43,17 +55,18 @@ def main():
             "label": b.get("label", ""),
         }
     if cases:
-        print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x best peer':>12} {'of memcpy':>10}")
+        print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x fastest peer':>22} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
-        peers = [v["ns_per_elem"] for k, v in impls.items()
+        peers = [(v["ns_per_elem"], k) for k, v in impls.items()
                  if not k.startswith("tensorops") and not k.startswith("memcpy")]
-        best_peer = min(peers) if peers else None
+        best_peer, best_name = min(peers) if peers else (None, "")
         memcpy = impls.get("memcpy", {}).get("gbps")
         for impl, v in sorted(impls.items(), key=lambda kv: kv[1]["ns_per_elem"]):
-            speed = f"{best_peer / v['ns_per_elem']:.2f}x" if best_peer and impl.startswith("tensorops") else ""
+            speed = (f"{best_peer / v['ns_per_elem']:.2f}x {best_name}"
+                     if best_peer and impl.startswith("tensorops") else "")
             frac = f"{v['gbps'] / memcpy:.0%}" if memcpy and v["gbps"] else ""
             name = f"{op}/{case}"
-            print(f"{name:32} {impl:10} {v['ns_per_elem']:9.4f} {v['gbps']:8.1f} {speed:>12} {frac:>10} {v['label']}")
+            print(f"{name:32} {impl:10} {v['ns_per_elem']:9.4f} {v['gbps']:8.1f} {speed:>22} {frac:>10} {v['label']}")
     # GFLOP/s cases: ratio to the best peer and fraction of the FMA peak
     # measured in the same process (the "peak" impl).
     peak = max((v.get("peak", 0) for v in flops_cases.values()), default=0)

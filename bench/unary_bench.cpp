@@ -1,6 +1,7 @@
-// Unary benchmarks: exp, tanh, log, erf, sqrt (and the activations without a
-// peer) on 1M dense floats, against Eigen, oneDNN's eltwise and <cmath>
-// loops, and memcpy moving the same bytes (4 read + 4 written per element).
+// Unary benchmarks: exp, tanh, log, erf, sqrt, sigmoid, GELU, SiLU (and
+// the activations without a peer) on 1M dense floats, against Eigen, SLEEF,
+// oneDNN's eltwise and <cmath> loops, and memcpy moving the same bytes (4
+// read + 4 written per element).
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -58,6 +59,11 @@ void Peer(benchmark::State& state, PeerMath op, bool positive) {
   SetRates(state, kElements, kElements * 8);
 }
 
+template <bool kU35>
+bool Sleef(PeerMath op, const float* src, float* dst, size_t n) {
+  return SleefMath(op, kU35, src, dst, n);
+}
+
 template <UnaryKind kKind>
 void Register(const char* op, PeerMath peer, bool has_peer, bool positive) {
   const std::string base = std::string("unary_") + op;
@@ -66,6 +72,8 @@ void Register(const char* op, PeerMath peer, bool has_peer, bool positive) {
     benchmark::RegisterBenchmark((base + "/plain/1M").c_str(), Peer<PlainMath>, peer, positive);
     benchmark::RegisterBenchmark((base + "/eigen/1M").c_str(), Peer<EigenMath>, peer, positive);
     benchmark::RegisterBenchmark((base + "/onednn/1M").c_str(), Peer<OneDnnMath>, peer, positive);
+    benchmark::RegisterBenchmark((base + "/sleef_u10/1M").c_str(), Peer<Sleef<false>>, peer, positive);
+    benchmark::RegisterBenchmark((base + "/sleef_u35/1M").c_str(), Peer<Sleef<true>>, peer, positive);
   }
   benchmark::RegisterBenchmark((base + "/memcpy/1M").c_str(), MemcpyReference, kElements,
                                kElements * 8);
@@ -78,8 +86,9 @@ const bool kRegistered = [] {
   Register<K::kLog>("log", PeerMath::kLog, true, true);
   Register<K::kErf>("erf", PeerMath::kErf, true, false);
   Register<K::kSqrt>("sqrt", PeerMath::kSqrt, true, true);
-  Register<K::kSigmoid>("sigmoid", PeerMath::kExp, false, false);
-  Register<K::kGelu>("gelu", PeerMath::kExp, false, false);
+  Register<K::kSigmoid>("sigmoid", PeerMath::kSigmoid, true, false);
+  Register<K::kGelu>("gelu", PeerMath::kGelu, true, false);
+  Register<K::kSilu>("silu", PeerMath::kSilu, true, false);
   Register<K::kRelu>("relu", PeerMath::kExp, false, false);
   return true;
 }();

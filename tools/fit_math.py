@@ -53,8 +53,11 @@ def main():
     # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
     # rounding of r (k comes from hi + lo, so a low part does not widen it).
     h = mp.mpf('0.35')
-    fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
-        -h, h, 5, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))
+    # Degree 4 (kP6) for exp itself and sigmoid/tanh, degree 5 (kP7) where
+    # GELU multiplies exp by a second approximation: chosen by the sweep.
+    for degree in (4, 5):
+        fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
+            -h, h, degree, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))
     # log(m) = 2s + s^3 Q(s^2), s = (m-1)/(m+1), m in [sqrt(.5), sqrt(2)].
     smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
     fit("log: Q(u) = (log((1+s)/(1-s)) - 2s)/s^3, u = s^2",

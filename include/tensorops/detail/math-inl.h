@@ -82,29 +82,58 @@ HWY_INLINE hn::Vec<D> ExpMantissa(D d, hn::Vec<D> q) {
   return hn::Add(hn::Set(d, 1.0f), q);
 }
 
-// exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding).
-template <class D>
+// exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding). The degree was
+// chosen by sweeping all floats: degree 6 keeps exp, sigmoid, tanh and their
+// kin within their bounds with one multiply-add less per vector; GELU's
+// tails, which multiply exp by a second approximation, keep degree 7
+// (kPrecise).
+template <bool kPrecise = false, class D>
 HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
-  static constexpr float kP[] = {0.5f, 0.166666672f, 0.0416664556f, 0.00833331048f,
-                                 0.00139345322f, 0.000198919704f};
-  return hn::MulAdd(hn::Mul(r, r), Polynomial(d, r, kP), r);
+  static constexpr float kP6[] = {0.5f, 0.166665733f, 0.0416665487f, 0.0083637666f,
+                                  0.00139269186f};
+  static constexpr float kP7[] = {0.5f, 0.166666672f, 0.0416664556f, 0.00833331048f,
+                                  0.00139345322f, 0.000198919704f};
+  const auto p = kPrecise ? Polynomial(d, r, kP7) : Polynomial(d, r, kP6);
+  return hn::MulAdd(hn::Mul(r, r), p, r);
 }
 
-// q = exp(r) - 1 with |q| < 0.5, and k.
-template <bool kHasLow, class D>
-HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, ExpScale<D>& k) {
+// k = round(x / ln2) for |x| < 2^21, as a float and as the bits of
+// 1.5 * 2^23 + k: adding 1.5 * 2^23 leaves no fraction bits, so the sum is
+// rounded to an integer (to nearest even, like Round) and that integer sits
+// in the low bits of the sum's mantissa. Cheaper than Round + ConvertTo
+// (one fused multiply-add and one subtraction) on every target.
+template <class D>
+HWY_INLINE hn::Vec<D> RoundToLn2Multiple(D d, hn::Vec<D> x, hn::Vec<hn::RebindToSigned<D>>& biased_bits) {
   const hn::RebindToSigned<D> di;
+  const auto shifter = hn::Set(d, 12582912.0f);
+  const auto biased = hn::MulAdd(x, hn::Set(d, 1.44269504f), shifter);
+  biased_bits = hn::BitCast(di, biased);
+  return hn::Sub(biased, shifter);
+}
+
+// q = exp(r) - 1 with |q| < 0.5, and k, for |hi + lo| <= 174 (no clamp).
+template <bool kHasLow, bool kPrecise = false, class D>
+HWY_INLINE void ExpSplitUnclamped(D d, hn::Vec<D> x, hn::Vec<D> lo, hn::Vec<D>& q,
+                                  ExpScale<D>& k) {
+  const hn::RebindToSigned<D> di;
+  const auto sum = kHasLow ? hn::Add(x, lo) : x;
+  ExpScale<D> biased_bits;
+  const auto kf = RoundToLn2Multiple(d, sum, biased_bits);
+  auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(kf, hn::Set(d, -2.12194440e-4f), r);
+  if constexpr (kHasLow) r = hn::Add(r, lo);
+  q = ExpMinus1<kPrecise>(d, r);
+  k = hn::Sub(biased_bits, hn::Set(di, 0x4B400000));
+}
+
+// The same for any hi (NaN is the caller's to restore).
+template <bool kHasLow, bool kPrecise = false, class D>
+HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, ExpScale<D>& k) {
   const auto x = hn::Min(hn::Max(hi, hn::Set(d, -120.0f)), hn::Set(d, 89.0f));
   // A clamped hi makes lo meaningless (and it may be large: lo is below
   // half an ULP of hi, not of the clamp).
   const auto lo = kHasLow ? hn::IfThenElse(hn::Eq(x, hi), lo_in, hn::Zero(d)) : lo_in;
-  const auto sum = kHasLow ? hn::Add(x, lo) : x;
-  const auto kf = hn::Round(hn::Mul(sum, hn::Set(d, 1.44269504f)));
-  auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693359375f), x);
-  r = hn::NegMulAdd(kf, hn::Set(d, -2.12194440e-4f), r);
-  if constexpr (kHasLow) r = hn::Add(r, lo);
-  q = ExpMinus1(d, r);
-  k = hn::ConvertTo(di, kf);
+  ExpSplitUnclamped<kHasLow, kPrecise>(d, x, lo, q, k);
 }
 
 template <class D>
@@ -113,11 +142,13 @@ HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
   // Fast path: every lane's result is a normal float (no clamp, no NaN, no
   // two-step scaling); 2^k then goes straight into the exponent bits.
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
-    const auto k = hn::Round(hn::Mul(x, hn::Set(d, 1.44269504f)));
+    ExpScale<D> biased_bits;
+    const auto k = RoundToLn2Multiple(d, x, biased_bits);
     auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
     r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
     const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1(d, r));
-    return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(hn::ConvertTo(di, k))));
+    // k << 23: the shifter's own bits (0x4B400000) shift out of the word.
+    return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(biased_bits)));
   }
   hn::Vec<D> q;
   ExpScale<D> k;
@@ -155,7 +186,7 @@ HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, Exp
   const auto f = hn::Set(d, factor);  // a power of two: scaling stays exact
   const auto hi = hn::Mul(hn::Mul(zh, zh), f);
   const auto lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
-  ExpSplit<true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+  ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
 }
 
 // log(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)) (denormals are scaled by
@@ -236,31 +267,51 @@ HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
 //    numerator m + m q is one fused step and whose 2^k is applied last (a
 //    denormal result is rounded once);
 //  - 1 + e is split into its rounded sum and the exact rounding error
-//    (Fast2Sum: 1 >= e), which corrects the quotient.
-// m must be finite; callers restore NaN.
+//    (Fast2Sum: 1 >= e), which corrects the quotient. The correction is
+//    below an ULP of the quotient, so a coarse reciprocal (8 bits on Arm, 14
+//    on AVX-512) of the divisor is enough for it: one division per vector.
+// When every lane has |hi| < 87, e is a normal float and 2^k a single power
+// of two, and no lane is NaN or infinite; otherwise (results near or below
+// the denormal range, huge |t|, NaN) the clamped reduction and two-step
+// scaling run, and lanes where `input` is NaN return it.
+// m must be finite or +-Inf with t of the same sign.
 template <bool kHasLow, class D>
-HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> lo) {
+HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> lo,
+                                   hn::Vec<D> input) {
   const auto negative = hn::Lt(hi, hn::Zero(d));
   // -|t| in two parts.
   const auto neg_lo = kHasLow ? hn::IfThenElse(negative, lo, hn::Neg(lo)) : lo;
+  const auto neg_abs = hn::Neg(hn::Abs(hi));
+  const auto one = hn::Set(d, 1.0f);
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpSplit<kHasLow>(d, hn::Neg(hn::Abs(hi)), neg_lo, q, k);
-  const auto one = hn::Set(d, 1.0f);
-  const auto e_full = ScaleByPow2(d, ExpMantissa(d, q), k);
+  const bool all_normal = hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f)));
+  if (HWY_LIKELY(all_normal)) {
+    ExpSplitUnclamped<kHasLow>(d, neg_abs, neg_lo, q, k);
+  } else {
+    ExpSplit<kHasLow>(d, neg_abs, neg_lo, q, k);
+  }
+  const auto e_full = all_normal ? hn::Mul(ExpMantissa(d, q), Pow2(d, k))
+                                 : ScaleByPow2(d, ExpMantissa(d, q), k);
   const auto den = hn::Add(one, e_full);
   const auto den_err = hn::Add(hn::Sub(one, den), e_full);  // exact
   const auto num = hn::IfThenElse(negative, hn::MulAdd(m, q, m), m);
   auto r = hn::Div(num, den);
-  // (m = +-Inf: the correction would be Inf * 0.)
-  r = hn::IfThenElse(hn::IsInf(r), r, hn::NegMulAdd(r, hn::Div(den_err, den), r));
-  return hn::IfThenElse(negative, ScaleByPow2(d, r, k), r);
+  // r (1 - den_err / den)
+  const auto correction = hn::Mul(den_err, hn::ApproximateReciprocal(den));
+  if (HWY_LIKELY(all_normal)) {
+    r = hn::NegMulAdd(r, correction, r);
+    return hn::IfThenElse(negative, hn::Mul(r, Pow2(d, k)), r);
+  }
+  // m = +-Inf would make the correction Inf * 0.
+  r = hn::IfThenElse(hn::IsInf(r), r, hn::NegMulAdd(r, correction, r));
+  r = hn::IfThenElse(negative, ScaleByPow2(d, r, k), r);
+  return hn::IfThenElse(hn::IsNaN(input), input, r);
 }
 
 template <class D>
 HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
-  const auto r = TimesSigmoid<false>(d, hn::Set(d, 1.0f), x, x);
-  return hn::IfThenElse(hn::IsNaN(x), x, r);
+  return TimesSigmoid<false>(d, hn::Set(d, 1.0f), x, x, x);
 }
 
 // x * sigmoid(x). Below -200 the result is -0 (x is clamped there so -Inf
@@ -268,8 +319,7 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
 template <class D>
 HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
   const auto xc = hn::Max(x, hn::Set(d, -200.0f));
-  const auto r = TimesSigmoid<false>(d, xc, xc, xc);
-  return hn::IfThenElse(hn::IsNaN(x), x, r);
+  return TimesSigmoid<false>(d, xc, xc, xc, x);
 }
 
 // erf(z) = z + z E(z^2) for |z| < 0.5 (one fused step; E is small).
@@ -392,13 +442,12 @@ HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
                                               hn::Set(dd, 1.5957691216057308)));
   const auto hi = hn::DemoteTo(d, two_y_d);
   const auto lo = hn::DemoteTo(d, hn::Sub(two_y_d, hn::PromoteTo(dd, hi)));
-  const auto r = TimesSigmoid<true>(d, x, hi, lo);
+  return TimesSigmoid<true>(d, x, hi, lo, x_in);
 #else
   const auto two_y = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), hn::Set(d, 0.0713548162f),
                                            hn::Set(d, 1.59576912f)));
-  const auto r = TimesSigmoid<false>(d, x, two_y, two_y);
+  return TimesSigmoid<false>(d, x, two_y, two_y, x_in);
 #endif
-  return hn::IfThenElse(hn::IsNaN(x_in), x_in, r);
 }
 
 // 1 / sqrt(x), rounded once: in double where double lanes exist (d's lanes

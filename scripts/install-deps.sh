@@ -4,7 +4,7 @@
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
 #            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
 #            (the colour tests' oracle)
-#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen) and python3;
+#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF) and python3;
 #            oneDNN's CMake package requires OpenCL's (Debian's build has the
 #            OpenCL GPU runtime), which apt only recommends, so it is named here
 #   --aarch64  the default set plus what cross-building for 64-bit Arm and
@@ -20,7 +20,7 @@ packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-de
   libopencv-imgproc-dev"
 case "${1:-}" in
   --bench)
-    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev python3" ;;
+    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev python3" ;;
   --aarch64)
     packages="$packages g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgomp1:arm64"
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then

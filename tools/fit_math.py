@@ -67,17 +67,17 @@ def main():
     fit("tanh: T(u) = (tanh(x)-x)/x^3, u = x^2",
         lambda u: (mp.tanh(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3 if u else mp.mpf(-1) / 3,
         0, mp.mpf('0.625')**2, 6)
-    # erf(x) = x E(x^2) for |x| < 0.5.
-    # erf(x) = x + x E(x^2) for |x| < 0.5: the 1 is exact, so the rounding of
+    # erf(x) = x + x E(x^2) for |x| < 0.8: the 1 is exact, so the rounding of
     # E's constant term (2/sqrt(pi) - 1) weighs 8x less than 2/sqrt(pi)'s would.
     E = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)
-    fit("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, 0, mp.mpf('0.25'), 6,
+    fit("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, 0, mp.mpf('0.8')**2, 7,
         weight=E)
-    # erfc(z) = exp(-z^2) R(z) for z >= 0.5, in pieces.
+    # erf(a) = 1 - exp(-a^2) R(a) for a in [0.8, 4], R ~ erfc(a) exp(a^2): the
+    # error printed is R's error times exp(-a^2), relative to erf(a).
     R = lambda z: mp.erfc(z) * mp.exp(z * z)
-    fit("erfc: R(z) on [0.5, 2]", R, mp.mpf('0.5'), 2, 11, center=mp.mpf('1.25'))
-    fit("erfc: z R(z) = S(1/z), z in [2, 14.5]", lambda t: R(1 / t) / t, 1 / mp.mpf('14.5'), mp.mpf('0.5'), 10,
-        center=mp.mpf('0.28'))
+    erf_weight = lambda z: mp.erf(z) * mp.exp(z * z)
+    fit("erf: R(a) on [0.8, 2]", R, mp.mpf('0.8'), 2, 9, weight=erf_weight, center=mp.mpf('1.4'))
+    fit("erf: R(a) on [2, 4]", R, 2, 4, 6, weight=erf_weight, center=3)
     # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
     # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
     fit("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",

@@ -6,6 +6,11 @@
 //   build/gcc/tools/ulp_sweep --stride 97     # a dense sample, ~1 s per kind
 //   build/gcc/tools/ulp_sweep --all-targets --stride 97
 //   build/gcc/tools/ulp_sweep --kind Exp
+//   build/gcc/tools/ulp_sweep --peer eigen --stride 97   # a benchmark peer instead
+//
+// --peer (eigen, sleef_u10, sleef_u35, onednn) sweeps the peer's function for
+// the kinds it has, with the same reference; it exists where the benchmarks'
+// peers are built (bench/peers.h, an x86 GCC build with Google Benchmark).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +23,9 @@
 #include <tensorops/tensorops.h>
 
 #include "support/reference_unary.h"
+#ifdef TENSOROPS_ULP_SWEEP_PEERS
+#include "peers.h"
+#endif
 
 namespace {
 
@@ -46,6 +54,49 @@ void RunKind(const float* in, float* out, size_t n) {
 }
 
 using Runner = void (*)(const float*, float*, size_t);
+
+#ifdef TENSOROPS_ULP_SWEEP_PEERS
+using tensorops::bench::PeerMath;
+using PeerFunction = bool (*)(PeerMath, const float*, float*, size_t);
+PeerFunction g_peer = nullptr;
+
+template <PeerMath kOp>
+void RunPeer(const float* in, float* out, size_t n) {
+  g_peer(kOp, in, out, n);
+}
+
+template <bool kU35>
+bool Sleef(PeerMath op, const float* in, float* out, size_t n) {
+  return tensorops::bench::SleefMath(op, kU35, in, out, n);
+}
+
+PeerFunction PeerNamed(const std::string& name) {
+  if (name == "eigen") return tensorops::bench::EigenMath;
+  if (name == "onednn") return tensorops::bench::OneDnnMath;
+  if (name == "sleef_u10") return Sleef<false>;
+  if (name == "sleef_u35") return Sleef<true>;
+  return nullptr;
+}
+
+// The peer's function for a kind, if the peer has it.
+Runner PeerRunner(UnaryKind kind, const PeerFunction peer) {
+  const auto has = [&](PeerMath op) {
+    float in = 0.5f, out;
+    return peer(op, &in, &out, 1);
+  };
+  using K = UnaryKind;
+  switch (kind) {
+    case K::kExp: return has(PeerMath::kExp) ? RunPeer<PeerMath::kExp> : nullptr;
+    case K::kTanh: return has(PeerMath::kTanh) ? RunPeer<PeerMath::kTanh> : nullptr;
+    case K::kLog: return has(PeerMath::kLog) ? RunPeer<PeerMath::kLog> : nullptr;
+    case K::kErf: return has(PeerMath::kErf) ? RunPeer<PeerMath::kErf> : nullptr;
+    case K::kSigmoid: return has(PeerMath::kSigmoid) ? RunPeer<PeerMath::kSigmoid> : nullptr;
+    case K::kGelu: return has(PeerMath::kGelu) ? RunPeer<PeerMath::kGelu> : nullptr;
+    case K::kSilu: return has(PeerMath::kSilu) ? RunPeer<PeerMath::kSilu> : nullptr;
+    default: return nullptr;
+  }
+}
+#endif
 
 struct Kind {
   UnaryKind kind;
@@ -91,9 +142,10 @@ Worst Sweep(const Kind& kind, uint64_t begin, uint64_t end, uint64_t stride) {
   return worst;
 }
 
-Worst SweepParallel(const Kind& kind, uint64_t stride) {
+Worst SweepParallel(const Kind& kind, uint64_t stride, bool one_thread) {
   const uint64_t total = uint64_t{1} << 32;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  // (Peers run on one thread: oneDNN's primitive cache here is not shared-safe.)
+  const unsigned threads = one_thread ? 1u : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Worst> parts(threads);
   std::vector<std::thread> pool;
   const uint64_t steps = (total + stride - 1) / stride;
@@ -114,6 +166,7 @@ int main(int argc, char** argv) {
   uint64_t stride = 1;
   bool all_targets = false;
   std::string only;
+  std::string peer;
   double trig_domain = 1e4;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -121,17 +174,37 @@ int main(int argc, char** argv) {
     else if (a == "--all-targets") all_targets = true;
     else if (a == "--kind" && i + 1 < argc) only = argv[++i];
     else if (a == "--trig-domain" && i + 1 < argc) trig_domain = std::stod(argv[++i]);
+    else if (a == "--peer" && i + 1 < argc) peer = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--stride N] [--all-targets] [--kind Name] "
-                   "[--trig-domain X]\n", argv[0]);
+                   "[--trig-domain X] [--peer eigen|sleef_u10|sleef_u35|onednn]\n", argv[0]);
       return 2;
     }
   }
   using K = UnaryKind;
-  const auto kinds = Kinds<K::kExp, K::kLog, K::kTanh, K::kErf, K::kSigmoid, K::kGelu,
+  auto kinds = Kinds<K::kExp, K::kLog, K::kTanh, K::kErf, K::kSigmoid, K::kGelu,
                            K::kGeluTanh, K::kSilu, K::kElu, K::kSoftplus, K::kSin, K::kCos,
                            K::kSqrt, K::kRcp, K::kRsqrt, K::kRound, K::kFloor, K::kCeil,
                            K::kHardSigmoid, K::kHardSwish>(trig_domain);
+  if (!peer.empty()) {
+#ifdef TENSOROPS_ULP_SWEEP_PEERS
+    g_peer = PeerNamed(peer);
+    if (g_peer == nullptr) {
+      std::fprintf(stderr, "unknown peer %s\n", peer.c_str());
+      return 2;
+    }
+    std::vector<Kind> peer_kinds;
+    for (Kind kind : kinds) {
+      kind.run = PeerRunner(kind.kind, g_peer);
+      if (kind.run != nullptr) peer_kinds.push_back(kind);
+    }
+    kinds = peer_kinds;
+    all_targets = false;
+#else
+    std::fprintf(stderr, "--peer: this build has no benchmark peers\n");
+    return 2;
+#endif
+  }
   std::vector<int64_t> targets;
   if (all_targets) {
     targets = tensorops::RunnableTargets();
@@ -148,10 +221,10 @@ int main(int argc, char** argv) {
       if (target != 0) {
         tensorops::ScopedTarget scoped(target);
         name = hwy::TargetName(target);
-        w = SweepParallel(kind, stride);
+        w = SweepParallel(kind, stride, false);
       } else {
-        name = tensorops::ActiveTargetName();
-        w = SweepParallel(kind, stride);
+        name = peer.empty() ? tensorops::ActiveTargetName() : peer;
+        w = SweepParallel(kind, stride, !peer.empty());
       }
       std::printf("| %s | %s | %.3g | %.9g | %.3g%% | %llu |\n", tensorops::UnaryName(kind.kind),
                   name.c_str(), w.ulp, w.x, 100.0 * static_cast<double>(w.above_half) /

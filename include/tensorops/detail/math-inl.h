@@ -83,8 +83,10 @@ HWY_INLINE hn::Vec<D> ExpMantissa(D d, hn::Vec<D> q) {
 }
 
 // exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding). The degree was
-// chosen by sweeping all floats: degree 6 keeps exp, sigmoid, tanh and their
-// kin within their bounds with one multiply-add less per vector; GELU's
+// chosen by sweeping all floats: degree 6 keeps sigmoid, tanh, erf and their
+// kin within their bounds with one multiply-add less per vector (their own
+// division and rounding dominate); exp itself (0.97 ULP rather than 1.05,
+// and softmax through it), expm1 (ELU: 0.88 rather than 1.02) and GELU's
 // tails, which multiply exp by a second approximation, keep degree 7
 // (kPrecise).
 template <bool kPrecise = false, class D>
@@ -136,23 +138,29 @@ HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, Ex
   ExpSplitUnclamped<kHasLow, kPrecise>(d, x, lo, q, k);
 }
 
+// exp(x) for |x| < 87.3, where every result is a normal float (no clamp, no
+// NaN, no two-step scaling): 2^k goes straight into the exponent bits.
+// Other inputs give garbage, which callers replace.
+template <bool kPrecise = false, class D>
+HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  ExpScale<D> biased_bits;
+  const auto k = RoundToLn2Multiple(d, x, biased_bits);
+  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
+  const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1<kPrecise>(d, r));
+  // k << 23: the shifter's own bits (0x4B400000) shift out of the word.
+  return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(biased_bits)));
+}
+
 template <class D>
 HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
-  const hn::RebindToSigned<D> di;
-  // Fast path: every lane's result is a normal float (no clamp, no NaN, no
-  // two-step scaling); 2^k then goes straight into the exponent bits.
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
-    ExpScale<D> biased_bits;
-    const auto k = RoundToLn2Multiple(d, x, biased_bits);
-    auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
-    r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
-    const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1(d, r));
-    // k << 23: the shifter's own bits (0x4B400000) shift out of the word.
-    return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(biased_bits)));
+    return ExpNormalRange</*kPrecise=*/true>(d, x);
   }
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpSplit<false>(d, x, x, q, k);
+  ExpSplit</*kHasLow=*/false, /*kPrecise=*/true>(d, x, x, q, k);
   return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, ExpMantissa(d, q), k));
 }
 
@@ -165,7 +173,7 @@ HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
   const hn::RebindToSigned<D> di;
   hn::Vec<D> q;
   ExpScale<D> e_k;
-  ExpSplit<false>(d, x, x, q, e_k);
+  ExpSplit</*kHasLow=*/false, /*kPrecise=*/true>(d, x, x, q, e_k);
   const auto k = hn::Min(hn::Max(e_k, hn::Set(di, -24)), hn::Set(di, 24));
   const auto scale = Pow2(d, k);
   const auto mid = hn::MulAdd(scale, q, hn::Sub(scale, hn::Set(d, 1.0f)));
@@ -194,18 +202,14 @@ HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, Exp
 // log(m) = f - (f^2/2 - s (f^2/2 + s^2 Q(s^2))): the leading f carries no
 // rounding, and the rounded s enters only a term ~f^2/2 smaller.
 // log(0) = -Inf, log(<0) = NaN, log(+Inf) = +Inf.
+// The core: log(m 2^e) from x's bits already moved so that m is in [sqrt(1/2), sqrt(2))
+// (see Log); e is the exponent field of those bits.
 template <class D>
-HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
+HWY_INLINE hn::Vec<D> LogOfShifted(D d, hn::Vec<hn::RebindToSigned<D>> bits,
+                                   hn::Vec<hn::RebindToSigned<D>> e) {
   const hn::RebindToSigned<D> di;
   static constexpr float kQ[] = {0.666666687f, 0.400001258f, 0.285503983f,
                                  0.233419433f};
-  const auto is_denormal = hn::Lt(x, hn::Set(d, 1.17549435e-38f));
-  const auto scaled = hn::IfThenElse(is_denormal, hn::Mul(x, hn::Set(d, 8388608.0f)), x);
-  // Subtracting the bits of sqrt(1/2) puts m's range boundary at an exponent
-  // change: e = floor(log2(x / sqrt(1/2))).
-  const auto bits = hn::Sub(hn::BitCast(di, scaled), hn::Set(di, 0x3F3504F3));
-  auto e = hn::ShiftRight<23>(bits);
-  e = hn::IfThenElse(hn::RebindMask(di, is_denormal), hn::Sub(e, hn::Set(di, 23)), e);
   const auto m = hn::BitCast(
       d, hn::Add(hn::And(bits, hn::Set(di, 0x007FFFFF)), hn::Set(di, 0x3F3504F3)));
   const auto f = hn::Sub(m, hn::Set(d, 1.0f));
@@ -216,7 +220,29 @@ HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
   const auto tail = hn::MulAdd(s, hn::MulAdd(u, Polynomial(d, u, kQ), half_f2),
                                hn::Mul(ef, hn::Set(d, -2.12194440e-4f)));
   const auto log_m = hn::Sub(f, hn::Sub(half_f2, tail));
-  auto result = hn::MulAdd(ef, hn::Set(d, 0.693359375f), log_m);
+  return hn::MulAdd(ef, hn::Set(d, 0.693359375f), log_m);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  // Subtracting the bits of sqrt(1/2) puts m's range boundary at an exponent
+  // change: e = floor(log2(x / sqrt(1/2))).
+  const auto sqrt_half = hn::Set(di, 0x3F3504F3);
+  // Fast path: every lane a positive normal finite float (one unsigned
+  // comparison of the bits), so no scaling and no special values.
+  const hn::RebindToUnsigned<D> du;
+  const auto offset = hn::Sub(hn::BitCast(du, x), hn::Set(du, 0x00800000u));
+  if (HWY_LIKELY(hn::AllTrue(du, hn::Lt(offset, hn::Set(du, 0x7F000000u))))) {
+    const auto bits = hn::Sub(hn::BitCast(di, x), sqrt_half);
+    return LogOfShifted(d, bits, hn::ShiftRight<23>(bits));
+  }
+  const auto is_denormal = hn::Lt(x, hn::Set(d, 1.17549435e-38f));
+  const auto scaled = hn::IfThenElse(is_denormal, hn::Mul(x, hn::Set(d, 8388608.0f)), x);
+  const auto bits = hn::Sub(hn::BitCast(di, scaled), sqrt_half);
+  auto e = hn::ShiftRight<23>(bits);
+  e = hn::IfThenElse(hn::RebindMask(di, is_denormal), hn::Sub(e, hn::Set(di, 23)), e);
+  auto result = LogOfShifted(d, bits, e);
   // Special values: +Inf and NaN pass through, 0 -> -Inf, negative -> NaN.
   const auto inf = hn::BitCast(d, hn::Set(di, 0x7F800000));
   result = hn::IfThenElse(hn::Eq(x, inf), x, result);
@@ -241,8 +267,9 @@ HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
 
 // tanh(x): x + x^3 T(x^2) for |x| < 0.625; above, 1 - 2 / (exp(2|x|) + 1)
 // (no cancellation there: the quotient is below 0.45), with x's sign. |x| is
-// clamped at 9.1 (tanh is 1 in float beyond), which keeps exp on its fast
-// path; a vector entirely on one side computes only that side.
+// clamped at 9.1 (tanh is 1 in float beyond), which keeps exp in its normal
+// range; NaN lanes get x back at the end. A vector entirely on one side
+// computes only that side.
 template <class D>
 HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   static constexpr float kT[] = {-0.333333343f, 0.133333325f, -0.0539676398f,
@@ -255,7 +282,7 @@ HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   if (hn::AllTrue(d, is_small)) return small();
   const auto one = hn::Set(d, 1.0f);
   const auto a2 = hn::Mul(hn::Min(a, hn::Set(d, 9.1f)), hn::Set(d, 2.0f));
-  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(Exp(d, a2), one));
+  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(ExpNormalRange(d, a2), one));
   const auto large = hn::IfThenElse(hn::IsNaN(x), x, hn::CopySignToAbs(hn::Sub(one, q), x));
   if (hn::AllFalse(d, is_small)) return large;
   return hn::IfThenElse(is_small, small(), large);
@@ -322,52 +349,49 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
   return TimesSigmoid<false>(d, xc, xc, xc, x);
 }
 
-// erf(z) = z + z E(z^2) for |z| < 0.5 (one fused step; E is small).
+// erf(z) = z + z E(z^2) for |z| < 0.8 (one fused step; E is small).
 template <class D>
 HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
-  static constexpr float kE[] = {0.128379166f, -0.376126379f, 0.112837911f,
-                                 -0.02686611f,  0.00522327563f, -0.000850676501f,
-                                 0.000108227752f};
+  static constexpr float kE[] = {0.128379166f,    -0.376126379f,  0.112837911f,
+                                 -0.0268660802f,  0.00522341486f, -0.000852930592f,
+                                 0.000116953546f, -1.12855778e-05f};
   return hn::MulAdd(z, Polynomial(d, hn::Mul(z, z), kE), z);
 }
 
-// R(z) = erfc(z) exp(z^2) for z >= 0.46 (in two pieces; R ~ 1/(z sqrt(pi))).
+// R(a) ~ erfc(a) exp(a^2) for 0.8 <= a <= 4, accurate enough for erf = 1 -
+// exp(-a^2) R(a): the fit weighs R's error by exp(-a^2) / erf(a), so the
+// piece beyond 2, where erfc is below 0.5% of erf, needs only degree 6.
 template <class D>
-HWY_INLINE hn::Vec<D> ErfcScaled(D d, hn::Vec<D> z) {
+HWY_INLINE hn::Vec<D> ErfTail(D d, hn::Vec<D> a) {
   static constexpr float kNear[] = {
-      0.367822915f,   -0.208821878f,  0.106795587f,    -0.0502182767f,
-      0.0220111068f,  -0.00908155087f, 0.00355504267f, -0.00132636284f,
-      0.000467435748f, -0.000160997937f, 6.40743965e-05f, -2.03573654e-05f};
-  static constexpr float kFar[] = {
-      0.544269323f,  -0.128925502f, -0.148250401f, 0.213906884f,
-      -0.0635809973f, -0.201633707f, 0.376182765f,  -0.21936433f,
-      -0.37527743f,  1.03836775f,   -0.861022294f};
-  // A vector on one side of 2 evaluates only that piece (the far one divides).
-  const auto is_near = hn::Lt(z, hn::Set(d, 2.0f));
-  const auto near = [&] { return Polynomial(d, hn::Sub(z, hn::Set(d, 1.25f)), kNear); };
-  const auto far = [&] {
-    const auto t = hn::Div(hn::Set(d, 1.0f), z);
-    return hn::Mul(Polynomial(d, hn::Sub(t, hn::Set(d, 0.28f)), kFar), t);
-  };
+      0.338743538f,    -0.179897249f, 0.0868873298f,    -0.0388365909f, 0.016259335f,
+      -0.00643051881f, 0.00240884209f, -0.000866692397f, 0.000330789888f,
+      -0.000109335262f};
+  static constexpr float kFar[] = {0.179001153f,   -0.0543748103f,  0.0158849936f,
+                                   -0.00445919065f, 0.0012180974f, -0.000363723666f,
+                                   9.32310868e-05f};
+  // A vector on one side of 2 evaluates only that piece.
+  const auto is_near = hn::Lt(a, hn::Set(d, 2.0f));
+  const auto near = [&] { return Polynomial(d, hn::Sub(a, hn::Set(d, 1.4f)), kNear); };
+  const auto far = [&] { return Polynomial(d, hn::Sub(a, hn::Set(d, 3.0f)), kFar); };
   if (hn::AllTrue(d, is_near)) return near();
   if (hn::AllFalse(d, is_near)) return far();
   return hn::IfThenElse(is_near, near(), far());
 }
 
-// erf(x): x E(x^2) below 0.5; above, 1 - exp(-x^2) R(|x|) with x^2 in two
-// parts (ExpNegSquare), with x's sign. erf is 1 in float from 3.92 on;
-// clamping at 4 keeps Inf out of the tail. A vector entirely below 0.5
-// skips the tail.
+// erf(x): x + x E(x^2) below 0.8; above, 1 - exp(-a^2) R(a) with a = |x|
+// and x's sign. erfc(a) is at most 26% of erf(a) there, so the rounding of
+// a^2 and exp's own error reach the result damped, and exp needs neither a
+// two-part argument nor a denormal range: erf is 1 in float from 3.92 on,
+// and a is clamped at 4. A vector entirely below 0.8 skips the tail.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
   const auto a = hn::Min(hn::Abs(x), hn::Set(d, 4.0f));
-  const auto is_small = hn::Lt(a, hn::Set(d, 0.5f));
+  const auto is_small = hn::Lt(a, hn::Set(d, 0.8f));
   if (hn::AllTrue(d, is_small)) return ErfSmall(d, x);  // NaN stays NaN
-  hn::Vec<D> q;
-  ExpScale<D> k;
-  ExpNegSquare(d, a, 1.0f, q, k);
-  const auto erfc = ScaleByPow2(d, hn::Mul(ExpMantissa(d, q), ErfcScaled(d, a)), k);
-  const auto large = hn::CopySignToAbs(hn::Sub(hn::Set(d, 1.0f), erfc), x);
+  const auto e = ExpNormalRange(d, hn::Neg(hn::Mul(a, a)));
+  const auto large = hn::CopySignToAbs(hn::NegMulAdd(e, ErfTail(d, a), hn::Set(d, 1.0f)), x);
+  if (hn::AllFalse(d, is_small)) return hn::IfThenElse(hn::IsNaN(x), x, large);
   const auto result = hn::IfThenElse(is_small, ErfSmall(d, x), large);
   return hn::IfThenElse(hn::IsNaN(x), x, result);
 }
@@ -395,12 +419,24 @@ HWY_INLINE hn::Vec<D> GeluTailH(D d, hn::Vec<D> a) {
       0.384596527f,  -0.129763186f, -0.207082301f, 0.426335484f,
       -0.187810615f, -0.780999124f, 2.10265422f,   -1.82224107f,
       -3.93663788f,  16.2543373f,   -19.7372303f};
-  const auto near = PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 1.03f)), kNear, -1.032575e-08f);
-  const auto mid = PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 2.1f)), kMid, 3.64416608e-09f);
-  const auto t = hn::Div(hn::Set(d, 1.0f), a);
-  const auto far = Polynomial(d, hn::Sub(t, hn::Set(d, 0.2f)), kFar);
-  const auto h = hn::IfThenElse(hn::Lt(a, hn::Set(d, 1.4f)), near, mid);
-  return hn::IfThenElse(hn::Lt(a, hn::Set(d, 2.83f)), h, far);
+  const auto near = [&] {
+    return PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 1.03f)), kNear, -1.032575e-08f);
+  };
+  const auto mid = [&] {
+    return PolynomialSplit0(d, hn::Sub(a, hn::Set(d, 2.1f)), kMid, 3.64416608e-09f);
+  };
+  const auto far = [&] {
+    const auto t = hn::Div(hn::Set(d, 1.0f), a);
+    return Polynomial(d, hn::Sub(t, hn::Set(d, 0.2f)), kFar);
+  };
+  // Only the pieces some lane needs.
+  const auto is_near = hn::Lt(a, hn::Set(d, 1.4f));
+  const auto is_far = hn::Ge(a, hn::Set(d, 2.83f));
+  if (hn::AllTrue(d, is_near)) return near();
+  if (hn::AllTrue(d, is_far)) return far();
+  const auto h = hn::AllFalse(d, is_near) ? mid() : hn::IfThenElse(is_near, near(), mid());
+  if (hn::AllFalse(d, is_far)) return h;
+  return hn::IfThenElse(is_far, far(), h);
 }
 
 template <class D>
@@ -414,12 +450,14 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
   const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
   const auto x2 = hn::Mul(x, x);
   const auto middle = hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, x2, kF), half_x);
+  const auto threshold = hn::Set(d, 0.665f);
+  // (A NaN lane's a is NaN or the clamp, never below the threshold.)
+  if (hn::AllTrue(d, hn::Lt(a, threshold))) return middle;
   hn::Vec<D> q;
   ExpScale<D> k;
   ExpNegSquare(d, a, 0.5f, q, k);
   const auto h = GeluTailH(d, a);
   const auto tail = ScaleByPow2(d, hn::MulAdd(q, h, h), k);  // exp(-a^2/2) H(a)
-  const auto threshold = hn::Set(d, 0.665f);
   auto result = hn::IfThenElse(hn::Le(x, hn::Neg(threshold)), hn::Neg(tail), middle);
   result = hn::IfThenElse(hn::Ge(x, threshold), hn::Sub(x, tail), result);
   result = hn::IfThenElse(hn::Ge(x_in, limit), x_in, result);

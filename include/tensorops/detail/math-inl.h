@@ -197,14 +197,19 @@ HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
 // 12 bits, so zh^2 is exact and -(zl (zh + z)) is the small rest. Returned
 // before scaling, like ExpSplit.
 template <class D>
-HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k) {
+HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k,
+                             bool within_clamp = false) {
   const hn::RebindToUnsigned<D> du;
   const auto zh = hn::BitCast(d, hn::And(hn::BitCast(du, z), hn::Set(du, 0xFFFFF000u)));
   const auto zl = hn::Sub(z, zh);
   const auto f = hn::Set(d, factor);  // a power of two: scaling stays exact
   const auto hi = hn::Mul(hn::Mul(zh, zh), f);
   const auto lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
-  ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+  if (within_clamp) {  // the caller knows every z^2 factor <= 120
+    ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+  } else {
+    ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+  }
 }
 
 // log(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)) (denormals are scaled by
@@ -480,21 +485,29 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
   const auto limit = hn::Set(d, 20.0f);
   const auto x = hn::Min(hn::Max(x_in, hn::Neg(limit)), limit);
   const auto a = hn::Abs(x);
-  const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
-  const auto x2 = hn::Mul(x, x);
-  const auto middle = hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, x2, kF), half_x);
+  const auto middle = [&] {
+    const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
+    return hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, hn::Mul(x, x), kF), half_x);
+  };
   const auto threshold = hn::Set(d, 0.665f);
+  const auto is_middle = hn::Lt(a, threshold);
   // (A NaN lane's a is NaN or the clamp, never below the threshold.)
-  if (hn::AllTrue(d, hn::Lt(a, threshold))) return middle;
+  if (hn::AllTrue(d, is_middle)) return middle();
+  // Below |x| = 13 (no NaN, no clamp there), exp(-x^2/2) H and the result
+  // are normal floats: no clamped reduction, one power of two, no fix-ups.
+  const bool moderate = hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f)));
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpNegSquare(d, a, 0.5f, q, k);
+  ExpNegSquare(d, a, 0.5f, q, k, moderate);
   hn::Vec<D> c0, rest;
   GeluTailH(d, a, c0, rest);
   const auto h = hn::Add(c0, rest);
-  const auto tail = ScaleByPow2(d, hn::Add(c0, hn::MulAdd(q, h, rest)), k);  // exp(-a^2/2) H(a)
-  auto result = hn::IfThenElse(hn::Le(x, hn::Neg(threshold)), hn::Neg(tail), middle);
-  result = hn::IfThenElse(hn::Ge(x, threshold), hn::Sub(x, tail), result);
+  const auto mantissa = hn::Add(c0, hn::MulAdd(q, h, rest));  // (1 + q) H
+  // exp(-a^2/2) H(a):
+  const auto tail = moderate ? hn::Mul(mantissa, Pow2(d, k)) : ScaleByPow2(d, mantissa, k);
+  auto result = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
+  if (!hn::AllFalse(d, is_middle)) result = hn::IfThenElse(is_middle, middle(), result);
+  if (moderate) return result;
   result = hn::IfThenElse(hn::Ge(x_in, limit), x_in, result);
   return hn::IfThenElse(hn::IsNaN(x_in), x_in, result);
 }

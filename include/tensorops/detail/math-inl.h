@@ -292,8 +292,10 @@ HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
                                  -0.00086221681f};
   const auto a = hn::Abs(x);
   const auto is_small = hn::Lt(a, hn::Set(d, 0.625f));
-  const auto x2 = hn::Mul(x, x);
-  const auto small = [&] { return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x); };
+  const auto small = [&] {
+    const auto x2 = hn::Mul(x, x);
+    return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
+  };
   if (hn::AllTrue(d, is_small)) return small();
   const auto one = hn::Set(d, 1.0f);
   const auto a2 = hn::Mul(hn::Min(a, hn::Set(d, 9.1f)), hn::Set(d, 2.0f));

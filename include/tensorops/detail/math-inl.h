@@ -20,6 +20,8 @@
 #define TENSOROPS_DETAIL_MATH_INL_H_
 #endif
 
+#include <array>
+
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -28,12 +30,18 @@ namespace HWY_NAMESPACE {
 namespace math {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// c[0] + t*(c[1] + t*(c[2] + ...)), Horner's scheme.
-template <class D, size_t N>
-HWY_INLINE hn::Vec<D> Polynomial(D d, hn::Vec<D> t, const float (&c)[N]) {
-  auto p = hn::Set(d, c[N - 1]);
-  for (size_t i = N - 1; i-- > 0;) p = hn::MulAdd(p, t, hn::Set(d, c[i]));
-  return p;
+// c[f] + t*(c[f+1] + t*(c[f+2] + ...)) for f = kFirst, Horner's scheme; c is
+// a float array or std::array. Recursive rather than a loop so that every
+// compiler unrolls it (GCC keeps a loop over a static std::array).
+template <size_t kFirst = 0, class D, class Coefficients>
+HWY_INLINE hn::Vec<D> Polynomial(D d, hn::Vec<D> t, const Coefficients& c) {
+  constexpr size_t kN = sizeof(Coefficients) / sizeof(float);
+  static_assert(kN > kFirst);
+  if constexpr (kFirst + 1 == kN) {
+    return hn::Set(d, c[kFirst]);
+  } else {
+    return hn::MulAdd(Polynomial<kFirst + 1>(d, t, c), t, hn::Set(d, c[kFirst]));
+  }
 }
 
 // The polynomial without its constant term: c[1] t + c[2] t^2 + ... + c0_lo,
@@ -42,9 +50,7 @@ HWY_INLINE hn::Vec<D> Polynomial(D d, hn::Vec<D> t, const float (&c)[N]) {
 // part carries no rounding of its own.
 template <class D, size_t N>
 HWY_INLINE hn::Vec<D> PolynomialRest(D d, hn::Vec<D> t, const float (&c)[N], float c0_lo) {
-  auto p = hn::Set(d, c[N - 1]);
-  for (size_t i = N - 1; i-- > 1;) p = hn::MulAdd(p, t, hn::Set(d, c[i]));
-  return hn::MulAdd(p, t, hn::Set(d, c0_lo));
+  return hn::MulAdd(Polynomial<1>(d, t, c), t, hn::Set(d, c0_lo));
 }
 
 // 2^k for integer lanes k in [-126, 127].
@@ -83,33 +89,40 @@ HWY_INLINE hn::Vec<D> ExpMantissa(D d, hn::Vec<D> q) {
   return hn::Add(hn::Set(d, 1.0f), q);
 }
 
-// exp(r) - 1 = r + r^2 P(r) for |r| <= ln2/2 (+ rounding). The degree was
-// chosen by sweeping all floats: degree 6 leaves sigmoid, tanh and erf as
-// accurate as degree 7 did, with one multiply-add less per vector (their own
-// division and rounding dominate); exp itself (0.97 ULP rather than 1.05,
-// and softmax through it), expm1 (ELU: 0.88 rather than 1.02), SiLU (2.16
-// rather than 2.19) and GELU keep degree 7 (kPrecise).
+// exp(r) = sum c[i] r^i for |r| <= ln2/2 (+ rounding): 1, 1, 1/2, then
+// fitted terms. The degree was chosen by sweeping all floats: degree 6 leaves
+// sigmoid, tanh and erf as accurate as degree 7 did, with one multiply-add
+// less per vector (their own division and rounding dominate); exp itself
+// (0.97 ULP rather than 1.05, and softmax through it), expm1 (ELU: 0.88
+// rather than 1.02), SiLU (2.16 rather than 2.19) and GELU keep degree 7
+// (kPrecise).
+inline constexpr float kExpDegree6[] = {1.0f, 1.0f, 0.5f, 0.166665733f, 0.0416665487f,
+                                        0.0083637666f, 0.00139269186f};
+inline constexpr float kExpDegree7[] = {1.0f, 1.0f, 0.5f, 0.166666672f, 0.0416664556f,
+                                        0.00833331048f, 0.00139345322f, 0.000198919704f};
+
+// exp(r) - 1 = r + r^2 P(r), for callers that need q = exp(r) - 1 apart.
 template <bool kPrecise = false, class D>
 HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
-  static constexpr float kP6[] = {0.5f, 0.166665733f, 0.0416665487f, 0.0083637666f,
-                                  0.00139269186f};
-  static constexpr float kP7[] = {0.5f, 0.166666672f, 0.0416664556f, 0.00833331048f,
-                                  0.00139345322f, 0.000198919704f};
-  const auto p = kPrecise ? Polynomial(d, r, kP7) : Polynomial(d, r, kP6);
+  const auto p = kPrecise ? Polynomial<2>(d, r, kExpDegree7) : Polynomial<2>(d, r, kExpDegree6);
   return hn::MulAdd(hn::Mul(r, r), p, r);
 }
 
-// k = round(x / ln2) for |x| < 2^21, as a float and as the bits of
+// 2^s as a float, for the exp helpers that fold a caller's factor 2^s.
+template <int kScaleLog2>
+constexpr float kPow2 = kScaleLog2 >= 0 ? float(1 << kScaleLog2) : 1.0f / float(1 << -kScaleLog2);
+
+// k = round(2^s x / ln2) for |2^s x| < 2^21, as a float and as the bits of
 // 1.5 * 2^23 + k: adding 1.5 * 2^23 leaves no fraction bits, so the sum is
 // rounded to an integer (to nearest even, like Round) and that integer sits
 // in the low bits of the sum's mantissa. Cheaper than Round + ConvertTo
 // (one fused multiply-add and one subtraction) on every target.
-template <class D>
+template <int kScaleLog2 = 0, class D>
 HWY_INLINE hn::Vec<D> RoundToLn2Multiple(D d, hn::Vec<D> x,
                                           hn::Vec<hn::RebindToSigned<D>>& biased_bits) {
   const hn::RebindToSigned<D> di;
   const auto shifter = hn::Set(d, 12582912.0f);
-  const auto biased = hn::MulAdd(x, hn::Set(d, 1.44269504f), shifter);
+  const auto biased = hn::MulAdd(x, hn::Set(d, 1.44269504f * kPow2<kScaleLog2>), shifter);
   biased_bits = hn::BitCast(di, biased);
   return hn::Sub(biased, shifter);
 }
@@ -148,17 +161,48 @@ HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, Ex
   ExpSplitUnclamped<kHasLow, kPrecise>(d, x, lo, q, k);
 }
 
-// exp(x) for |x| < 87.3, where every result is a normal float (no clamp, no
-// NaN, no two-step scaling): 2^k goes straight into the exponent bits.
-// Other inputs give garbage, which callers replace.
-template <bool kPrecise = false, class D>
+// c[i] 2^(i s): the coefficients of p(2^s t) for those of p(t), exact.
+template <int kScaleLog2, size_t N>
+constexpr std::array<float, N> ScaledCoefficients(const float (&c)[N]) {
+  std::array<float, N> scaled{};
+  float factor = 1.0f;
+  for (size_t i = 0; i < N; ++i, factor *= kPow2<kScaleLog2>) scaled[i] = c[i] * factor;
+  return scaled;
+}
+
+// exp(2^s r) = 1 + q for |2^s r| <= ln2/2, for callers that want 1 + q
+// rather than q. With fused multiply-add, one Horner chain whose last step
+// adds the 1: one step fewer than 1 + (r + r^2 P(r)), and more accurate (exp
+// 0.97 -> 0.85 ULP, every 97th float). Without it, that last step would be
+// rounded twice (exp 0.94 -> 1.12 ULP), so those targets keep the split form.
+template <bool kPrecise, int kScaleLog2, class D>
+HWY_INLINE hn::Vec<D> ExpOfReduced(D d, hn::Vec<D> r) {
+  static constexpr auto k6 = ScaledCoefficients<kScaleLog2>(kExpDegree6);
+  static constexpr auto k7 = ScaledCoefficients<kScaleLog2>(kExpDegree7);
+  if constexpr (HWY_NATIVE_FMA) {
+    return kPrecise ? Polynomial(d, r, k7) : Polynomial(d, r, k6);
+  } else {
+    const auto p = kPrecise ? Polynomial<2>(d, r, k7) : Polynomial<2>(d, r, k6);
+    const auto linear = hn::Mul(r, hn::Set(d, kPow2<kScaleLog2>));  // exact
+    return hn::Add(hn::Set(d, 1.0f), hn::MulAdd(hn::Mul(r, r), p, linear));
+  }
+}
+
+// exp(2^s x) for |2^s x| < 87.3, where every result is a normal float (no
+// clamp, no NaN, no two-step scaling): 2^k goes straight into the exponent
+// bits. The factor 2^s folds into the constants (x / ln2 and the reduced
+// argument's polynomial), exactly. Other inputs give garbage, which callers
+// replace.
+template <bool kPrecise = false, int kScaleLog2 = 0, class D>
 HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
   const hn::RebindToSigned<D> di;
+  constexpr float s = kPow2<kScaleLog2>;
   ExpScale<D> biased_bits;
-  const auto k = RoundToLn2Multiple(d, x, biased_bits);
-  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f), x);
-  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f), r);
-  const auto p = hn::Add(hn::Set(d, 1.0f), ExpMinus1<kPrecise>(d, r));
+  const auto k = RoundToLn2Multiple<kScaleLog2>(d, x, biased_bits);
+  // r / 2^s, with ln2 in two parts as in ExpSplitUnclamped.
+  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f / s), x);
+  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f / s), r);
+  const auto p = ExpOfReduced<kPrecise, kScaleLog2>(d, r);
   // k << 23: the shifter's own bits (0x4B400000) shift out of the word.
   return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(biased_bits)));
 }
@@ -281,28 +325,36 @@ HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
 }
 
 // tanh(x): x + x^3 T(x^2) for |x| < 0.625; above, 1 - 2 / (exp(2|x|) + 1)
-// (no cancellation there: the quotient is below 0.45), with x's sign. |x| is
-// clamped at 9.1 (tanh is 1 in float beyond), which keeps exp in its normal
-// range; NaN lanes get x back at the end. A vector entirely on one side
-// computes only that side.
+// (no cancellation there: the quotient is below 0.45), with x's sign. A
+// vector with every |x| in [0.625, 40] (the common case) takes that formula
+// alone: exp(2|x|) is a normal float there, so no clamp and no NaN fix-up.
+// Otherwise |x| is clamped at 9.1 (tanh is 1 in float beyond), NaN lanes
+// get x back, and a vector entirely on one side of 0.625 computes only that
+// side.
 template <class D>
 HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   static constexpr float kT[] = {-0.333333343f, 0.133333325f, -0.0539676398f,
                                  0.0218598954f, -0.00879100431f, 0.00330624753f,
                                  -0.00086221681f};
   const auto a = hn::Abs(x);
+  const auto one = hn::Set(d, 1.0f);
+  const auto large = [&](hn::Vec<D> a_in) {
+    const auto e2a = ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/1>(d, a_in);
+    const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(e2a, one));
+    return hn::CopySignToAbs(hn::Sub(one, q), x);
+  };
+  // |a - 20.3125| < 19.6875: a in [0.625, 40], one compare (false for NaN).
+  const auto offset = hn::Abs(hn::Sub(a, hn::Set(d, 20.3125f)));
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(offset, hn::Set(d, 19.6875f))))) return large(a);
   const auto is_small = hn::Lt(a, hn::Set(d, 0.625f));
   const auto small = [&] {
     const auto x2 = hn::Mul(x, x);
     return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
   };
   if (hn::AllTrue(d, is_small)) return small();
-  const auto one = hn::Set(d, 1.0f);
-  const auto a2 = hn::Mul(hn::Min(a, hn::Set(d, 9.1f)), hn::Set(d, 2.0f));
-  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(ExpNormalRange(d, a2), one));
-  const auto large = hn::IfThenElse(hn::IsNaN(x), x, hn::CopySignToAbs(hn::Sub(one, q), x));
-  if (hn::AllFalse(d, is_small)) return large;
-  return hn::IfThenElse(is_small, small(), large);
+  const auto clamped = hn::IfThenElse(hn::IsNaN(x), x, large(hn::Min(a, hn::Set(d, 9.1f))));
+  if (hn::AllFalse(d, is_small)) return clamped;
+  return hn::IfThenElse(is_small, small(), clamped);
 }
 
 // m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)
@@ -413,18 +465,28 @@ HWY_INLINE hn::Vec<D> ErfTail(D d, hn::Vec<D> a) {
 // erf(x): x + x E(x^2) below 0.8; above, 1 - exp(-a^2) R(a) with a = |x|
 // and x's sign. erfc(a) is at most 26% of erf(a) there, so the rounding of
 // a^2 and exp's own error reach the result damped, and exp needs neither a
-// two-part argument nor a denormal range: erf is 1 in float from 3.92 on,
-// and a is clamped at 4. A vector entirely below 0.8 skips the tail.
+// two-part argument nor a denormal range. erf is +-1 in float from
+// |x| = 3.9192 on: a vector entirely beyond 3.921875 returns +-1, one
+// entirely below it needs no clamp and has no NaN; a vector entirely below
+// 0.8 skips the tail. Mixed vectors clamp a at 4 and restore NaN.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
-  const auto a = hn::Min(hn::Abs(x), hn::Set(d, 4.0f));
-  const auto is_small = hn::Lt(a, hn::Set(d, 0.8f));
+  const auto one = hn::Set(d, 1.0f);
+  const auto abs_x = hn::Abs(x);
+  const auto large = [&](hn::Vec<D> a) {
+    const auto e = ExpNormalRange(d, hn::Neg(hn::Mul(a, a)));
+    return hn::CopySignToAbs(hn::NegMulAdd(e, ErfTail(d, a), one), x);
+  };
+  const auto is_small = hn::Lt(abs_x, hn::Set(d, 0.8f));
   if (hn::AllTrue(d, is_small)) return ErfSmall(d, x);  // NaN stays NaN
-  const auto e = ExpNormalRange(d, hn::Neg(hn::Mul(a, a)));
-  const auto large = hn::CopySignToAbs(hn::NegMulAdd(e, ErfTail(d, a), hn::Set(d, 1.0f)), x);
-  if (hn::AllFalse(d, is_small)) return hn::IfThenElse(hn::IsNaN(x), x, large);
-  const auto result = hn::IfThenElse(is_small, ErfSmall(d, x), large);
-  return hn::IfThenElse(hn::IsNaN(x), x, result);
+  const auto saturation = hn::Set(d, 3.921875f);
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(abs_x, saturation)))) {  // false for NaN
+    if (hn::AllFalse(d, is_small)) return large(abs_x);
+    return hn::IfThenElse(is_small, ErfSmall(d, x), large(abs_x));
+  }
+  if (hn::AllTrue(d, hn::Ge(abs_x, saturation))) return hn::CopySignToAbs(one, x);
+  const auto tail = hn::IfThenElse(hn::IsNaN(x), x, large(hn::Min(abs_x, hn::Set(d, 4.0f))));
+  return hn::IfThenElse(is_small, ErfSmall(d, x), tail);
 }
 
 // GELU, erf form: x Phi(x) = x/2 erfc(-x / sqrt(2)), evaluated in x itself
@@ -437,7 +499,7 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
 // and exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H is summed
 // as c0 + (rest + q H), so its largest part, c0, meets one rounding, and 2^k
 // is applied last. Beyond |x| = 20 the result is x or -0 in float; x is
-// clamped there.
+// clamped there. A vector entirely at x >= 5.375 returns x itself.
 template <class D>
 HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
   static constexpr float kNear[] = {
@@ -495,6 +557,8 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
   const auto is_middle = hn::Lt(a, threshold);
   // (A NaN lane's a is NaN or the clamp, never below the threshold.)
   if (hn::AllTrue(d, is_middle)) return middle();
+  // From x = 5.3475 on, x Phi(-x) is below half an ULP of x: GELU is x.
+  if (hn::AllTrue(d, hn::Ge(x_in, hn::Set(d, 5.375f)))) return x_in;
   // Below |x| = 13 (no NaN, no clamp there), exp(-x^2/2) H and the result
   // are normal floats: no clamped reduction, one power of two, no fix-ups.
   const bool moderate = hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f)));

@@ -197,21 +197,25 @@ void Store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
 // Sigmoid, GELU and SiLU as a SLEEF user composes them.
 const __m512 Sigmoid16(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
-  return _mm512_div_ps(one, _mm512_add_ps(one, Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+  const __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_setzero_ps(), x));
+  return _mm512_div_ps(one, _mm512_add_ps(one, e));
 }
 const __m512 Silu16(__m512 x) { return _mm512_mul_ps(x, Sigmoid16(x)); }
 const __m512 Gelu16(__m512 x) {
   const __m512 e = Sleef_erff16_u10avx512f(_mm512_mul_ps(x, _mm512_set1_ps(0.707106781f)));
-  return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+  const __m512 half_x = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
+  return _mm512_mul_ps(half_x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
 const __m256 Sigmoid8(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f);
-  return _mm256_div_ps(one, _mm256_add_ps(one, Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+  const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  return _mm256_div_ps(one, _mm256_add_ps(one, e));
 }
 const __m256 Silu8(__m256 x) { return _mm256_mul_ps(x, Sigmoid8(x)); }
 const __m256 Gelu8(__m256 x) {
   const __m256 e = Sleef_erff8_u10avx2(_mm256_mul_ps(x, _mm256_set1_ps(0.707106781f)));
-  return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  const __m256 half_x = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+  return _mm256_mul_ps(half_x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
 }  // namespace

@@ -237,22 +237,31 @@ HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(in_range, mid, far));
 }
 
-// exp(-z^2) with z^2 carried in two parts: z = zh + zl, zh holding the top
-// 12 bits, so zh^2 is exact and -(zl (zh + z)) is the small rest. Returned
-// before scaling, like ExpSplit.
+// exp(-factor z^2) (factor a power of two) with the argument carried in two
+// parts, returned before scaling like ExpSplit. With fused multiply-add the
+// parts are the rounded product and its exact error; without, z = zh + zl
+// with zh holding the top 12 bits, so zh^2 is exact and zl (zh + z) is the
+// small rest.
 template <class D>
 HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k,
                              bool within_clamp = false) {
-  const hn::RebindToUnsigned<D> du;
-  const auto zh = hn::BitCast(d, hn::And(hn::BitCast(du, z), hn::Set(du, 0xFFFFF000u)));
-  const auto zl = hn::Sub(z, zh);
-  const auto f = hn::Set(d, factor);  // a power of two: scaling stays exact
-  const auto hi = hn::Mul(hn::Mul(zh, zh), f);
-  const auto lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
-  if (within_clamp) {  // the caller knows every z^2 factor <= 120
-    ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+  hn::Vec<D> hi, lo;  // -factor z^2 = hi + lo
+  if constexpr (HWY_NATIVE_FMA) {
+    const auto scaled = hn::Mul(z, hn::Set(d, -factor));  // exact
+    hi = hn::Mul(z, scaled);
+    lo = hn::MulSub(z, scaled, hi);  // exact
   } else {
-    ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hn::Neg(hi), hn::Neg(lo), q, k);
+    const hn::RebindToUnsigned<D> du;
+    const auto zh = hn::BitCast(d, hn::And(hn::BitCast(du, z), hn::Set(du, 0xFFFFF000u)));
+    const auto zl = hn::Sub(z, zh);
+    const auto f = hn::Set(d, -factor);  // scaling stays exact
+    hi = hn::Mul(hn::Mul(zh, zh), f);
+    lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
+  }
+  if (within_clamp) {  // the caller knows every z^2 factor <= 120
+    ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
+  } else {
+    ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
   }
 }
 
@@ -324,37 +333,47 @@ HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
   return hn::IfThenElse(finite, result, Log(d, u));
 }
 
-// tanh(x): x + x^3 T(x^2) for |x| < 0.625; above, 1 - 2 / (exp(2|x|) + 1)
-// (no cancellation there: the quotient is below 0.45), with x's sign. A
-// vector with every |x| in [0.625, 40] (the common case) takes that formula
-// alone: exp(2|x|) is a normal float there, so no clamp and no NaN fix-up.
-// Otherwise |x| is clamped at 9.1 (tanh is 1 in float beyond), NaN lanes
-// get x back, and a vector entirely on one side of 0.625 computes only that
-// side.
+// tanh(x) = x + x^3 T(x^2) for |x| < 0.625.
 template <class D>
-HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
+HWY_INLINE hn::Vec<D> TanhSmall(D d, hn::Vec<D> x) {
   static constexpr float kT[] = {-0.333333343f, 0.133333325f, -0.0539676398f,
                                  0.0218598954f, -0.00879100431f, 0.00330624753f,
                                  -0.00086221681f};
-  const auto a = hn::Abs(x);
+  const auto x2 = hn::Mul(x, x);
+  return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
+}
+
+// tanh(x) = 1 - 2 / (exp(2a) + 1) with the sign of x, for a = |x| in
+// [0.625, 40] (no cancellation: the quotient is below 0.45).
+template <class D>
+HWY_INLINE hn::Vec<D> TanhLarge(D d, hn::Vec<D> a, hn::Vec<D> x) {
   const auto one = hn::Set(d, 1.0f);
-  const auto large = [&](hn::Vec<D> a_in) {
-    const auto e2a = ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/1>(d, a_in);
-    const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(e2a, one));
-    return hn::CopySignToAbs(hn::Sub(one, q), x);
-  };
+  const auto e2a = ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/1>(d, a);
+  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(e2a, one));
+  return hn::CopySignToAbs(hn::Sub(one, q), x);
+}
+
+// tanh(x): TanhSmall below |x| = 0.625, TanhLarge above. A vector with every
+// |x| in [0.625, 40] (the common case) takes TanhLarge alone: exp(2|x|) is a
+// normal float there, so no clamp and no NaN fix-up. Otherwise |x| is
+// clamped at 9.1 (tanh is 1 in float beyond), NaN lanes get x back, and a
+// vector entirely on one side of 0.625 computes only that side. (Helper
+// functions, not lambdas: GCC called a lambda used twice out of line,
+// passing vectors through memory.)
+template <class D>
+HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
+  const auto a = hn::Abs(x);
   // |a - 20.3125| < 19.6875: a in [0.625, 40], one compare (false for NaN).
   const auto offset = hn::Abs(hn::Sub(a, hn::Set(d, 20.3125f)));
-  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(offset, hn::Set(d, 19.6875f))))) return large(a);
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(offset, hn::Set(d, 19.6875f))))) {
+    return TanhLarge(d, a, x);
+  }
   const auto is_small = hn::Lt(a, hn::Set(d, 0.625f));
-  const auto small = [&] {
-    const auto x2 = hn::Mul(x, x);
-    return hn::MulAdd(hn::Mul(x, x2), Polynomial(d, x2, kT), x);
-  };
-  if (hn::AllTrue(d, is_small)) return small();
-  const auto clamped = hn::IfThenElse(hn::IsNaN(x), x, large(hn::Min(a, hn::Set(d, 9.1f))));
+  if (hn::AllTrue(d, is_small)) return TanhSmall(d, x);
+  const auto large = TanhLarge(d, hn::Min(a, hn::Set(d, 9.1f)), x);
+  const auto clamped = hn::IfThenElse(hn::IsNaN(x), x, large);
   if (hn::AllFalse(d, is_small)) return clamped;
-  return hn::IfThenElse(is_small, small(), clamped);
+  return hn::IfThenElse(is_small, TanhSmall(d, x), clamped);
 }
 
 // m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)
@@ -462,30 +481,33 @@ HWY_INLINE hn::Vec<D> ErfTail(D d, hn::Vec<D> a) {
   return hn::IfThenElse(is_near, near(), far());
 }
 
-// erf(x): x + x E(x^2) below 0.8; above, 1 - exp(-a^2) R(a) with a = |x|
-// and x's sign. erfc(a) is at most 26% of erf(a) there, so the rounding of
-// a^2 and exp's own error reach the result damped, and exp needs neither a
-// two-part argument nor a denormal range. erf is +-1 in float from
+// erf(x) = 1 - exp(-a^2) R(a) with the sign of x, for a = |x| in [0.8, 4].
+// erfc(a) is at most 26% of erf(a) there, so the rounding of a^2 and exp's
+// own error reach the result damped, and exp needs neither a two-part
+// argument nor a denormal range.
+template <class D>
+HWY_INLINE hn::Vec<D> ErfLarge(D d, hn::Vec<D> a, hn::Vec<D> x) {
+  const auto e = ExpNormalRange(d, hn::Neg(hn::Mul(a, a)));
+  return hn::CopySignToAbs(hn::NegMulAdd(e, ErfTail(d, a), hn::Set(d, 1.0f)), x);
+}
+
+// erf(x): ErfSmall below |x| = 0.8, ErfLarge above. erf is +-1 in float from
 // |x| = 3.9192 on: a vector entirely beyond 3.921875 returns +-1, one
 // entirely below it needs no clamp and has no NaN; a vector entirely below
-// 0.8 skips the tail. Mixed vectors clamp a at 4 and restore NaN.
+// 0.8 skips ErfLarge. Mixed vectors clamp a at 4 and restore NaN.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
-  const auto one = hn::Set(d, 1.0f);
   const auto abs_x = hn::Abs(x);
-  const auto large = [&](hn::Vec<D> a) {
-    const auto e = ExpNormalRange(d, hn::Neg(hn::Mul(a, a)));
-    return hn::CopySignToAbs(hn::NegMulAdd(e, ErfTail(d, a), one), x);
-  };
   const auto is_small = hn::Lt(abs_x, hn::Set(d, 0.8f));
   if (hn::AllTrue(d, is_small)) return ErfSmall(d, x);  // NaN stays NaN
   const auto saturation = hn::Set(d, 3.921875f);
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(abs_x, saturation)))) {  // false for NaN
-    if (hn::AllFalse(d, is_small)) return large(abs_x);
-    return hn::IfThenElse(is_small, ErfSmall(d, x), large(abs_x));
+    if (hn::AllFalse(d, is_small)) return ErfLarge(d, abs_x, x);
+    return hn::IfThenElse(is_small, ErfSmall(d, x), ErfLarge(d, abs_x, x));
   }
-  if (hn::AllTrue(d, hn::Ge(abs_x, saturation))) return hn::CopySignToAbs(one, x);
-  const auto tail = hn::IfThenElse(hn::IsNaN(x), x, large(hn::Min(abs_x, hn::Set(d, 4.0f))));
+  if (hn::AllTrue(d, hn::Ge(abs_x, saturation))) return hn::CopySignToAbs(hn::Set(d, 1.0f), x);
+  const auto clamped = hn::Min(abs_x, hn::Set(d, 4.0f));
+  const auto tail = hn::IfThenElse(hn::IsNaN(x), x, ErfLarge(d, clamped, x));
   return hn::IfThenElse(is_small, ErfSmall(d, x), tail);
 }
 
@@ -499,7 +521,8 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
 // and exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H is summed
 // as c0 + (rest + q H), so its largest part, c0, meets one rounding, and 2^k
 // is applied last. Beyond |x| = 20 the result is x or -0 in float; x is
-// clamped there. A vector entirely at x >= 5.375 returns x itself.
+// clamped there (only in vectors that reach |x| = 13). A vector entirely at
+// x >= 5.375 returns x itself.
 template <class D>
 HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
   static constexpr float kNear[] = {
@@ -541,41 +564,51 @@ HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
   }
 }
 
+// x Phi(x) = x/2 + (x^2/2) F(x^2) for |x| < 0.665.
 template <class D>
-HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x_in) {
+HWY_INLINE hn::Vec<D> GeluMiddle(D d, hn::Vec<D> x) {
   static constexpr float kF[] = {0.797884583f,     -0.132980764f,  0.0199471135f,
                                  -0.0023746565f,   0.000230868958f, -1.88873109e-05f,
                                  1.32654338e-06f,  -7.48149347e-08f};
-  const auto limit = hn::Set(d, 20.0f);
-  const auto x = hn::Min(hn::Max(x_in, hn::Neg(limit)), limit);
-  const auto a = hn::Abs(x);
-  const auto middle = [&] {
-    const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
-    return hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, hn::Mul(x, x), kF), half_x);
-  };
-  const auto threshold = hn::Set(d, 0.665f);
-  const auto is_middle = hn::Lt(a, threshold);
-  // (A NaN lane's a is NaN or the clamp, never below the threshold.)
-  if (hn::AllTrue(d, is_middle)) return middle();
-  // From x = 5.3475 on, x Phi(-x) is below half an ULP of x: GELU is x.
-  if (hn::AllTrue(d, hn::Ge(x_in, hn::Set(d, 5.375f)))) return x_in;
-  // Below |x| = 13 (no NaN, no clamp there), exp(-x^2/2) H and the result
-  // are normal floats: no clamped reduction, one power of two, no fix-ups.
-  const bool moderate = hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f)));
+  const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
+  return hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, hn::Mul(x, x), kF), half_x);
+}
+
+// x Phi(x) for |x| in [0.665, 20]: -exp(-a^2/2) H(a) for negative x,
+// x - exp(-a^2/2) H(a) for positive. kModerate: every |x| < 13, where
+// exp(-x^2/2) H and the result are normal floats: no clamped reduction, one
+// power of two.
+template <bool kModerate, class D>
+HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpNegSquare(d, a, 0.5f, q, k, moderate);
+  ExpNegSquare(d, a, 0.5f, q, k, kModerate);
   hn::Vec<D> c0, rest;
   GeluTailH(d, a, c0, rest);
   const auto h = hn::Add(c0, rest);
   const auto mantissa = hn::Add(c0, hn::MulAdd(q, h, rest));  // (1 + q) H
-  // exp(-a^2/2) H(a):
-  const auto tail = moderate ? hn::Mul(mantissa, Pow2(d, k)) : ScaleByPow2(d, mantissa, k);
-  auto result = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
-  if (!hn::AllFalse(d, is_middle)) result = hn::IfThenElse(is_middle, middle(), result);
-  if (moderate) return result;
-  result = hn::IfThenElse(hn::Ge(x_in, limit), x_in, result);
-  return hn::IfThenElse(hn::IsNaN(x_in), x_in, result);
+  const auto tail = kModerate ? hn::Mul(mantissa, Pow2(d, k)) : ScaleByPow2(d, mantissa, k);
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
+  const auto a = hn::Abs(x);
+  const auto is_middle = hn::Lt(a, hn::Set(d, 0.665f));  // false for NaN
+  if (hn::AllTrue(d, is_middle)) return GeluMiddle(d, x);
+  // From x = 5.3475 on, x Phi(-x) is below half an ULP of x: GELU is x.
+  if (hn::AllTrue(d, hn::Ge(x, hn::Set(d, 5.375f)))) return x;
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f))))) {  // no NaN, no clamp
+    const auto tail = GeluTail</*kModerate=*/true>(d, x, a);
+    if (hn::AllFalse(d, is_middle)) return tail;
+    return hn::IfThenElse(is_middle, GeluMiddle(d, x), tail);
+  }
+  const auto limit = hn::Set(d, 20.0f);
+  const auto clamped = hn::Min(hn::Max(x, hn::Neg(limit)), limit);
+  auto result = GeluTail</*kModerate=*/false>(d, clamped, hn::Abs(clamped));
+  result = hn::IfThenElse(is_middle, GeluMiddle(d, x), result);
+  result = hn::IfThenElse(hn::Ge(x, limit), x, result);
+  return hn::IfThenElse(hn::IsNaN(x), x, result);
 }
 
 // GELU, tanh form: x/2 (1 + tanh(y)) = x sigmoid(2y), y = sqrt(2/pi)(x +

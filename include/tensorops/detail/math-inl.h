@@ -587,8 +587,16 @@ HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
   GeluTailH(d, a, c0, rest);
   const auto h = hn::Add(c0, rest);
   const auto mantissa = hn::Add(c0, hn::MulAdd(q, h, rest));  // (1 + q) H
-  const auto tail = kModerate ? hn::Mul(mantissa, Pow2(d, k)) : ScaleByPow2(d, mantissa, k);
-  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
+  if constexpr (kModerate) {
+    // tail and result are normal floats: 2^k goes into the exponent bits,
+    // and max(x, 0) - tail is -tail or x - tail (never -0: tail > 0).
+    const hn::RebindToSigned<D> di;
+    const auto tail = hn::BitCast(d, hn::Add(hn::BitCast(di, mantissa), hn::ShiftLeft<23>(k)));
+    return hn::Sub(hn::Max(x, hn::Zero(d)), tail);
+  } else {
+    const auto tail = ScaleByPow2(d, mantissa, k);
+    return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
+  }
 }
 
 template <class D>

@@ -93,9 +93,9 @@ HWY_INLINE hn::Vec<D> ExpMantissa(D d, hn::Vec<D> q) {
 // fitted terms. The degree was chosen by sweeping all floats: degree 6 leaves
 // sigmoid, tanh and erf as accurate as degree 7 did, with one multiply-add
 // less per vector (their own division and rounding dominate); exp itself
-// (0.97 ULP rather than 1.05, and softmax through it), expm1 (ELU: 0.88
-// rather than 1.02), SiLU (2.16 rather than 2.19) and GELU keep degree 7
-// (kPrecise).
+// (0.97 ULP rather than 1.05 then, 0.87 now as one Horner chain; softmax
+// through it), expm1 (ELU: 0.88 rather than 1.02), SiLU and GELU keep
+// degree 7 (kPrecise).
 inline constexpr float kExpDegree6[] = {1.0f, 1.0f, 0.5f, 0.166665733f, 0.0416665487f,
                                         0.0083637666f, 0.00139269186f};
 inline constexpr float kExpDegree7[] = {1.0f, 1.0f, 0.5f, 0.166666672f, 0.0416664556f,
@@ -439,9 +439,27 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
   return hn::IfThenElse(hn::IsNaN(input), input, r);
 }
 
+// sigmoid(x). A vector with every |x| < 87 (the common case) takes a shorter
+// form of TimesSigmoid's: e = exp(-|x|) is a normal float, so it is scaled
+// at once and the quotient needs no scaling after; sigmoid is 1 / (1 + e)
+// for x >= 0 and e / (1 + e) below. The rounding error of 1 + e (exact by
+// Fast2Sum) corrects the quotient r through 1 / (1 + e), which is r itself
+// or 1 - r: no reciprocal estimate, no select of the scaled result (on
+// AVX-512 8% faster in L1, the same 1.97 ULP over all floats). Other
+// vectors take TimesSigmoid.
 template <class D>
 HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
-  return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/false>(d, hn::Set(d, 1.0f), x, x, x);
+  const auto one = hn::Set(d, 1.0f);
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.0f))))) {  // false for NaN
+    const auto negative = hn::Lt(x, hn::Zero(d));
+    const auto e = ExpNormalRange(d, hn::Neg(hn::Abs(x)));
+    const auto den = hn::Add(one, e);
+    const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
+    const auto r = hn::Div(hn::IfThenElse(negative, e, one), den);
+    const auto inv_den = hn::IfThenElse(negative, hn::Sub(one, r), r);
+    return hn::NegMulAdd(hn::Mul(r, den_err), inv_den, r);
+  }
+  return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/false>(d, one, x, x, x);
 }
 
 // x * sigmoid(x). Below -200 the result is -0 (x is clamped there so -Inf

@@ -9,8 +9,10 @@
 //
 // Conventions: `d` is a float descriptor; inputs may be any float including
 // NaN, +-Inf and denormals, and those propagate as IEEE 754 says. No function
-// relies on fused multiply-add for correctness: wherever a product must be
-// exact, its factors are short enough that plain multiplication is exact.
+// relies on fused multiply-add where a target lacks it: wherever a product
+// must be exact, either its factors are short enough that plain
+// multiplication is exact, or the exact error comes from an FMA inside
+// `if constexpr (HWY_NATIVE_FMA)` with a split-based path beside it.
 //
 // Included once per target through tensorops/kernels-inl.h.
 #if defined(TENSOROPS_DETAIL_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -393,7 +395,8 @@ HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
 // GELU-tanh, whose m = x adds a rounding of its own): exp's degree-7
 // polynomial, and the quotient corrected from the division's exact remainder
 // and the numerator's rounding error (SiLU 2.16 -> ~1.1 ULP for 4 more
-// instructions); sigmoid keeps the cheaper correction (1.97 ULP).
+// instructions); sigmoid (here only for vectors reaching |x| = 87 or NaN,
+// see Sigmoid) keeps the cheaper correction (1.97 ULP).
 template <bool kHasLow, bool kPrecise, class D>
 HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> lo,
                                    hn::Vec<D> input) {
@@ -594,8 +597,8 @@ HWY_INLINE hn::Vec<D> GeluMiddle(D d, hn::Vec<D> x) {
 
 // x Phi(x) for |x| in [0.665, 20]: -exp(-a^2/2) H(a) for negative x,
 // x - exp(-a^2/2) H(a) for positive. kModerate: every |x| < 13, where
-// exp(-x^2/2) H and the result are normal floats: no clamped reduction, one
-// power of two.
+// exp(-x^2/2) H and the result are normal floats: no clamped reduction, no
+// two-step scaling.
 template <bool kModerate, class D>
 HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
   hn::Vec<D> q;

@@ -62,6 +62,15 @@ HWY_INLINE hn::Vec<D> Pow2(D d, hn::Vec<hn::RebindToSigned<D>> k) {
   return hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(k, hn::Set(di, 127))));
 }
 
+// v * 2^k where v and the result are normal floats: k goes straight into the
+// exponent bits. Only k's low 9 bits matter, so callers may pass k plus any
+// multiple of 512 (e.g. RoundToLn2Multiple's biased bits).
+template <class D>
+HWY_INLINE hn::Vec<D> ScaleByPow2Normal(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> k) {
+  const hn::RebindToSigned<D> di;
+  return hn::BitCast(d, hn::Add(hn::BitCast(di, v), hn::ShiftLeft<23>(k)));
+}
+
 // v * 2^k for k in [-252, 254]: two exact power-of-two factors, so a result
 // in the denormal range is rounded once, by the last multiplication.
 template <class D>
@@ -103,16 +112,29 @@ inline constexpr float kExpDegree6[] = {1.0f, 1.0f, 0.5f, 0.166665733f, 0.041666
 inline constexpr float kExpDegree7[] = {1.0f, 1.0f, 0.5f, 0.166666672f, 0.0416664556f,
                                         0.00833331048f, 0.00139345322f, 0.000198919704f};
 
-// exp(r) - 1 = r + r^2 P(r), for callers that need q = exp(r) - 1 apart.
-template <bool kPrecise = false, class D>
-HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
-  const auto p = kPrecise ? Polynomial<2>(d, r, kExpDegree7) : Polynomial<2>(d, r, kExpDegree6);
-  return hn::MulAdd(hn::Mul(r, r), p, r);
-}
-
 // 2^s as a float, for the exp helpers that fold a caller's factor 2^s.
 template <int kScaleLog2>
 constexpr float kPow2 = kScaleLog2 >= 0 ? float(1 << kScaleLog2) : 1.0f / float(1 << -kScaleLog2);
+
+// c[i] 2^(i s): the coefficients of p(2^s t) for those of p(t), exact.
+template <int kScaleLog2, size_t N>
+constexpr std::array<float, N> ScaledCoefficients(const float (&c)[N]) {
+  std::array<float, N> scaled{};
+  float factor = 1.0f;
+  for (size_t i = 0; i < N; ++i, factor *= kPow2<kScaleLog2>) scaled[i] = c[i] * factor;
+  return scaled;
+}
+
+// exp(2^s r) - 1 = 2^s r + (2^s r)^2 P(2^s r), for callers that need
+// q = exp(r) - 1 apart (s = 0 but in ExpOfReduced).
+template <bool kPrecise = false, int kScaleLog2 = 0, class D>
+HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
+  static constexpr auto k6 = ScaledCoefficients<kScaleLog2>(kExpDegree6);
+  static constexpr auto k7 = ScaledCoefficients<kScaleLog2>(kExpDegree7);
+  const auto p = kPrecise ? Polynomial<2>(d, r, k7) : Polynomial<2>(d, r, k6);
+  const auto linear = kScaleLog2 == 0 ? r : hn::Mul(r, hn::Set(d, k6[1]));  // exact
+  return hn::MulAdd(hn::Mul(r, r), p, linear);
+}
 
 // k = round(2^s x / ln2) for |2^s x| < 2^21, as a float and as the bits of
 // 1.5 * 2^23 + k: adding 1.5 * 2^23 leaves no fraction bits, so the sum is
@@ -163,15 +185,6 @@ HWY_INLINE void ExpSplit(D d, hn::Vec<D> hi, hn::Vec<D> lo_in, hn::Vec<D>& q, Ex
   ExpSplitUnclamped<kHasLow, kPrecise>(d, x, lo, q, k);
 }
 
-// c[i] 2^(i s): the coefficients of p(2^s t) for those of p(t), exact.
-template <int kScaleLog2, size_t N>
-constexpr std::array<float, N> ScaledCoefficients(const float (&c)[N]) {
-  std::array<float, N> scaled{};
-  float factor = 1.0f;
-  for (size_t i = 0; i < N; ++i, factor *= kPow2<kScaleLog2>) scaled[i] = c[i] * factor;
-  return scaled;
-}
-
 // exp(2^s r) = 1 + q for |2^s r| <= ln2/2, for callers that want 1 + q
 // rather than q. With fused multiply-add, one Horner chain whose last step
 // adds the 1: one step fewer than 1 + (r + r^2 P(r)), and more accurate (exp
@@ -184,9 +197,7 @@ HWY_INLINE hn::Vec<D> ExpOfReduced(D d, hn::Vec<D> r) {
   if constexpr (HWY_NATIVE_FMA) {
     return kPrecise ? Polynomial(d, r, k7) : Polynomial(d, r, k6);
   } else {
-    const auto p = kPrecise ? Polynomial<2>(d, r, k7) : Polynomial<2>(d, r, k6);
-    const auto linear = hn::Mul(r, hn::Set(d, kPow2<kScaleLog2>));  // exact
-    return hn::Add(hn::Set(d, 1.0f), hn::MulAdd(hn::Mul(r, r), p, linear));
+    return hn::Add(hn::Set(d, 1.0f), ExpMinus1<kPrecise, kScaleLog2>(d, r));
   }
 }
 
@@ -197,7 +208,6 @@ HWY_INLINE hn::Vec<D> ExpOfReduced(D d, hn::Vec<D> r) {
 // replace.
 template <bool kPrecise = false, int kScaleLog2 = 0, class D>
 HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
-  const hn::RebindToSigned<D> di;
   constexpr float s = kPow2<kScaleLog2>;
   ExpScale<D> biased_bits;
   const auto k = RoundToLn2Multiple<kScaleLog2>(d, x, biased_bits);
@@ -205,8 +215,8 @@ HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
   auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f / s), x);
   r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f / s), r);
   const auto p = ExpOfReduced<kPrecise, kScaleLog2>(d, r);
-  // k << 23: the shifter's own bits (0x4B400000) shift out of the word.
-  return hn::BitCast(d, hn::Add(hn::BitCast(di, p), hn::ShiftLeft<23>(biased_bits)));
+  // The biased bits are k + 0x4B400000, a multiple of 512 apart from k.
+  return ScaleByPow2Normal(d, p, biased_bits);
 }
 
 template <class D>
@@ -609,11 +619,9 @@ HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
   const auto h = hn::Add(c0, rest);
   const auto mantissa = hn::Add(c0, hn::MulAdd(q, h, rest));  // (1 + q) H
   if constexpr (kModerate) {
-    // tail and result are normal floats: 2^k goes into the exponent bits,
-    // and max(x, 0) - tail is -tail or x - tail (never -0: tail > 0).
-    const hn::RebindToSigned<D> di;
-    const auto tail = hn::BitCast(d, hn::Add(hn::BitCast(di, mantissa), hn::ShiftLeft<23>(k)));
-    return hn::Sub(hn::Max(x, hn::Zero(d)), tail);
+    // tail and result are normal floats, and max(x, 0) - tail is -tail or
+    // x - tail (never -0: tail > 0).
+    return hn::Sub(hn::Max(x, hn::Zero(d)), ScaleByPow2Normal(d, mantissa, k));
   } else {
     const auto tail = ScaleByPow2(d, mantissa, k);
     return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));

@@ -219,14 +219,14 @@ HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
   return ScaleByPow2Normal(d, p, biased_bits);
 }
 
-template <class D>
+template <bool kPrecise = true, class D>
 HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
-    return ExpNormalRange</*kPrecise=*/true>(d, x);
+    return ExpNormalRange<kPrecise>(d, x);
   }
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpSplit</*kHasLow=*/false, /*kPrecise=*/true>(d, x, x, q, k);
+  ExpSplit</*kHasLow=*/false, kPrecise>(d, x, x, q, k);
   return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, ExpMantissa(d, q), k));
 }
 

@@ -10,6 +10,7 @@
 #define TENSOROPS_OPS_SOFTMAX_INL_H_
 #endif
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "tensorops/detail/math-inl.h"
@@ -27,6 +28,24 @@ template <class D>
 HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
   const auto tail = math::Log1p(d, math::Exp(d, hn::Neg(hn::Abs(v))));
   return hn::Sub(hn::Min(v, hn::Zero(d)), tail);
+}
+
+// exp(x - max) for the sums and outputs. exp's degree-6 polynomial (within
+// 1 ULP) rather than the degree-7 one Unary's exp uses (0.87 ULP): the float
+// sum of the row's terms and the rounding of x - max dominate softmax's
+// error either way, and with AVX2 the row pass is compute-bound, so the
+// multiply-add less made softmax 1000x1000 11% faster (bench/ab.py).
+template <class D>
+HWY_INLINE hn::Vec<D> ExpOfDiff(D d, hn::Vec<D> diff) {
+  return math::Exp</*kPrecise=*/false>(d, diff);
+}
+
+// Prefetches the line kBytes after p. Prefetches never fault, so running
+// past the tensor is harmless; the address is computed as an integer because
+// a pointer that far past an array's end may not even be formed.
+template <size_t kBytes>
+HWY_INLINE void PrefetchAhead(const void* p) {
+  hwy::Prefetch(reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) + kBytes));
 }
 
 // LogSoftmax needs log(sum) to full relative accuracy when sum = 1 + small
@@ -79,11 +98,11 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
     const auto all = hn::FirstN(d, lanes);
     for (size_t i = 0; i < full; i += lanes) {
       const auto diff = hn::Sub(LoadAsF32<T>(d, x + i), m);
-      AddToLogSum(d, sum_rest, n_max, diff, math::Exp(d, diff), all);
+      AddToLogSum(d, sum_rest, n_max, diff, ExpOfDiff(d, diff), all);
     }
     if (rest) {
       const auto diff = hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m);
-      AddToLogSum(d, sum_rest, n_max, diff, math::Exp(d, diff), valid);
+      AddToLogSum(d, sum_rest, n_max, diff, ExpOfDiff(d, diff), valid);
     }
     const auto log_sum =
         LogOfSum(d, hn::SumOfLanes(d, sum_rest), hn::SumOfLanes(d, n_max));
@@ -96,14 +115,21 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
     }
   } else {
     auto vsum = hn::Zero(d);
+    // The max pass brings the row into L1, so this pass and the scaling
+    // pass compute while the memory system idles. Fetching 4 KiB ahead of
+    // here (the next row, for rows of ~1000 floats) overlaps the two: on
+    // 1000x1000, 12% faster on AVX-512 and 6% with AVX2 for the source,
+    // 5% / 1.5% more for the destination (8 KiB ahead measured the same).
     for (size_t i = 0; i < full; i += lanes) {
-      const auto e = math::Exp(d, hn::Sub(LoadAsF32<T>(d, x + i), m));
+      PrefetchAhead<4096>(x + i);
+      PrefetchAhead<4096>(y + i);
+      const auto e = ExpOfDiff(d, hn::Sub(LoadAsF32<T>(d, x + i), m));
       vsum = hn::Add(vsum, e);
       if constexpr (kReuse) StoreFromF32<T>(d, e, y + i);
     }
     if (rest) {
       const auto e = hn::IfThenElseZero(
-          valid, math::Exp(d, hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m)));
+          valid, ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m)));
       vsum = hn::Add(vsum, e);
       if constexpr (kReuse) StoreUpToFromF32<T>(d, e, y + full, rest);
     }
@@ -113,7 +139,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
         return hn::Mul(LoadPart<float>(d, reinterpret_cast<const float*>(y) + i, count, hn::Zero(d)),
                        inv);
       } else {
-        return hn::Mul(math::Exp(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
+        return hn::Mul(ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
       }
     };
     for (size_t i = 0; i < full; i += lanes) StoreFromF32<T>(d, scaled(i, lanes), y + i);
@@ -164,7 +190,7 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
     const auto all = hn::FirstN(d, lanes);
     for (size_t c = 0; c < count; ++c) {
       const auto diff = hn::Sub(load(c), m);
-      const auto e = math::Exp(d, diff);
+      const auto e = ExpOfDiff(d, diff);
       if constexpr (kLog) {
         AddToLogSum(d, sum_rest, n_max, diff, e, all);
       } else {
@@ -182,7 +208,7 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
       for (size_t c = 0; c < count; ++c) {
         const auto e = kReuse ? LoadPart<float>(d, reinterpret_cast<const float*>(out(c, j)), rest,
                                                 hn::Zero(d))
-                              : math::Exp(d, hn::Sub(load(c), m));
+                              : ExpOfDiff(d, hn::Sub(load(c), m));
         StoreUpToFromF32<T>(d, hn::Mul(e, inv), out(c, j), rest);
       }
     }

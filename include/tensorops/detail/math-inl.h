@@ -79,6 +79,15 @@ HWY_INLINE hn::Vec<D> ScaleByPow2(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<
   return hn::Mul(hn::Mul(v, Pow2(d, half)), Pow2(d, hn::Sub(k, half)));
 }
 
+// Lanes whose sign bit is set (-0 and -NaN too), by an integer compare: on
+// AVX2 one instruction fewer than a float compare with zero (GCC adds a
+// second compare to turn that mask into blend form), the same elsewhere.
+template <class D>
+HWY_INLINE hn::Mask<D> SignBitSet(D d, hn::Vec<D> v) {
+  const hn::RebindToSigned<D> di;
+  return hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
+}
+
 // exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
 // result before scaling, so callers can multiply by a factor first and round
 // a denormal result once. The parts come back through references: a struct
@@ -410,10 +419,11 @@ HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
 template <bool kHasLow, bool kPrecise, class D>
 HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> lo,
                                    hn::Vec<D> input) {
-  const auto negative = hn::Lt(hi, hn::Zero(d));
+  // -0 counts as negative: its e is 1, and both branches give the same.
+  const auto negative = SignBitSet(d, hi);
   // -|t| in two parts.
   const auto neg_lo = kHasLow ? hn::IfThenElse(negative, lo, hn::Neg(lo)) : lo;
-  const auto neg_abs = hn::Neg(hn::Abs(hi));
+  const auto neg_abs = hn::Or(hi, hn::SignBit(d));
   const auto one = hn::Set(d, 1.0f);
   hn::Vec<D> q;
   ExpScale<D> k;
@@ -435,7 +445,8 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
     // division and the numerator's rounding error are exact where MulAdd
     // fuses (num / m = 1 + q is within [1/2, 2], so m - num is exact), which
     // leaves one rounding, the last addition.
-    const auto num_err = hn::IfThenElseZero(negative, hn::MulAdd(m, q, hn::Sub(m, num)));
+    const auto num_err =
+        hn::IfThenElse(negative, hn::MulAdd(m, q, hn::Sub(m, num)), hn::Zero(d));
     const auto remainder = hn::NegMulAdd(r, den, num);
     const auto rest = hn::Add(hn::NegMulAdd(r, den_err, remainder), num_err);
     corrected = hn::MulAdd(rest, hn::ApproximateReciprocal(den), r);
@@ -463,9 +474,10 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
 template <class D>
 HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   const auto one = hn::Set(d, 1.0f);
-  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.0f))))) {  // false for NaN
-    const auto negative = hn::Lt(x, hn::Zero(d));
-    const auto e = ExpNormalRange(d, hn::Neg(hn::Abs(x)));
+  const auto neg_abs = hn::Or(x, hn::SignBit(d));  // -|x|
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f))))) {  // false for NaN
+    const auto negative = SignBitSet(d, x);  // -0 too: the same 1/2
+    const auto e = ExpNormalRange(d, neg_abs);
     const auto den = hn::Add(one, e);
     const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
     const auto r = hn::Div(hn::IfThenElse(negative, e, one), den);

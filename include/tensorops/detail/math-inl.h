@@ -487,10 +487,30 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/false>(d, one, x, x, x);
 }
 
-// x * sigmoid(x). Below -200 the result is -0 (x is clamped there so -Inf
-// does not meet 0).
+// x * sigmoid(x). A vector with every x in (0, 87) (the common case: half of
+// any symmetric input) takes a short form: x / (1 + e) with e = exp(-x) a
+// normal float, and x exact as the numerator. e's error reaches the result
+// damped by e / (1 + e) <= 1/2, so exp's degree-6 polynomial does; the
+// quotient r is corrected by the division's exact remainder and the exact
+// rounding error of 1 + e, over a reciprocal estimate (enough for a term
+// below an ULP): every float in [0, 100) within 0.90 ULP on FMA targets, as
+// before, in about half of TimesSigmoid's arithmetic. Other vectors take
+// TimesSigmoid; below -200 the result is -0 (x is clamped there so -Inf does
+// not meet 0).
 template <class D>
 HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
+  // x > 0, not >= 0: -0 must stay -0, and +-0 sums to +0 below.
+  const auto in_range = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, 87.0f)));
+  if (hn::AllTrue(d, in_range)) {  // false for NaN
+    const auto one = hn::Set(d, 1.0f);
+    const auto e = ExpNormalRange(d, hn::Neg(x));
+    const auto den = hn::Add(one, e);
+    const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
+    const auto r = hn::Div(x, den);
+    const auto remainder = hn::NegMulAdd(r, den, x);  // exact with FMA
+    const auto rest = hn::NegMulAdd(r, den_err, remainder);
+    return hn::MulAdd(rest, hn::ApproximateReciprocal(den), r);
+  }
   const auto xc = hn::Max(x, hn::Set(d, -200.0f));
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, xc, xc, xc, x);
 }

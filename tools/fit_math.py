@@ -52,6 +52,48 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
     return coeffs
 
 
+def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200, rounds=25):
+    """Polynomial p of `degree` with p(t - center) ~ f(t) on [lo, hi] that
+    minimises max |p - f| / scale, for errors that reach the result damped by
+    a factor that varies over the interval (chebyfit minimises plain |p - f|).
+    Lawson's iteration: weighted least squares on Chebyshev nodes, each
+    node's weight multiplied by its error until the largest errors level out."""
+    center = mp.mpf(to_float(center))
+    xs = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (i + mp.mpf(0.5)) / nodes)
+          for i in range(nodes)]
+    fs, ss = [f(x) for x in xs], [scale(x) for x in xs]
+    powers = [[(x - center)**j for j in range(degree + 1)] for x in xs]
+    w = [mp.mpf(1) / nodes] * nodes
+    for _ in range(rounds):
+        a = mp.matrix(degree + 1, degree + 1)
+        b = mp.matrix(degree + 1, 1)
+        for i in range(nodes):
+            wi = w[i] / ss[i]**2
+            for j in range(degree + 1):
+                b[j] += wi * powers[i][j] * fs[i]
+                for k in range(degree + 1):
+                    a[j, k] += wi * powers[i][j] * powers[i][k]
+        exact = mp.lu_solve(a, b)
+        errors = [abs(sum(exact[j] * powers[i][j] for j in range(degree + 1)) - fs[i]) / ss[i]
+                  for i in range(nodes)]
+        total = sum(w[i] * errors[i] for i in range(nodes))
+        w = [w[i] * errors[i] / total for i in range(nodes)]
+    coeffs = [to_float(c) for c in exact]
+    c0_lo = to_float(exact[0] - mp.mpf(coeffs[0])) if split0 else 0.0
+    worst = 0
+    for i in range(2001):
+        x = lo + (hi - lo) * mp.mpf(i) / 2000
+        p = mp.mpf(0)
+        for c in reversed(coeffs):
+            p = p * (x - center) + mp.mpf(c)
+        worst = max(worst, abs((p + mp.mpf(c0_lo) - f(x)) / scale(x)))
+    print(f"// {name}: degree {degree} on [{float(lo):.6g}, {float(hi):.6g}] in t - {float(center):g}, "
+          f"max weighted error {float(worst):.3g}")
+    print("   " + (f"c0_lo = {c0_lo:.9g}f; " if split0 else "") +
+          ", ".join(f"{c:.9g}f" for c in coeffs))
+    return coeffs
+
+
 def main():
     # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
     # rounding of r (k comes from hi + lo, so a low part does not widen it).
@@ -88,12 +130,24 @@ def main():
         mp.mpf('0.665')**2, 7)
     # a = |x| >= 0.665: (a/2) erfc(a/sqrt2) = exp(-a^2/2) H(a).
     H = lambda a: a / 2 * mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
+    # Relative error: on the left the tail is the result (GeluTailH).
     fit("gelu: H(a) on [0.66, 1.4]", H, mp.mpf('0.66'), mp.mpf('1.4'), 9, center=mp.mpf('1.03'),
         split0=True)
     fit("gelu: H(a) on [1.4, 2.83]", H, mp.mpf('1.4'), mp.mpf('2.83'), 10, center=mp.mpf('2.1'),
         split0=True)
     fit("gelu: H(a) = G(1/a), a in [2.83, 20]", lambda t: H(1 / t), 1 / mp.mpf(20), 1 / mp.mpf('2.83'),
         10, center=mp.mpf('0.2'))
+    # Vectors with every x >= 0.665 (GeluPositiveTail): GELU = x - exp(-x^2/2)
+    # H(x), where the tail is a correction damped by tail / result, so H's
+    # error is weighed by exp(-x^2/2) / GELU(x): two pieces in x, shorter
+    # than the relative fits and with no division; the right one is evaluated
+    # at min(x, 5.375) (GELU is x beyond).
+    Phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2
+    damped = lambda x: x * Phi(x) * mp.exp(x * x / 2)
+    fit_weighted("gelu: H(x) on [0.665, 2]", H, mp.mpf('0.665'), mp.mpf(2), 8, damped,
+                 mp.mpf('1.33'), split0=True)
+    fit_weighted("gelu: H(x) on [2, 5.375]", H, mp.mpf(2), mp.mpf('5.375'), 5, damped,
+                 mp.mpf('3.7'), split0=True)
     # sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
     q = (mp.pi / 4)**2 * mp.mpf('1.01')
     fit("sin: S(u) = (sin(r)-r)/r^3", lambda u: (mp.sin(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3

@@ -581,7 +581,9 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
 //   x <= -0.665: -(a/2) erfc(a/sqrt2) = -exp(-a^2/2) H(a)
 //   x >= 0.665: x - exp(-a^2/2) H(a)
 // where H = c0 + rest is a polynomial in a (two pieces below 2.83) or in 1/a,
-// and exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H is summed
+// fitted for relative error (on the left the tail is the result; vectors
+// entirely on the right take GeluPositiveTail's shorter fits), and
+// exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H is summed
 // as c0 + (rest + q H), so its largest part, c0, meets one rounding, and 2^k
 // is applied last. Beyond |x| = 20 the result is x or -0 in float; x is
 // clamped there (only in vectors that reach |x| = 13). A vector entirely at
@@ -664,13 +666,36 @@ HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
 // the result (at x = 0.665) and shrinks fast (2.3% at x = 2), so its own
 // error reaches the result damped: exp needs neither the two-part argument
 // (the rounding of x^2 costs the tail x^2/2 half-ULPs, the result a tenth
-// of an ULP at most) nor degree 7, and exp and H are multiplied directly.
+// of an ULP at most) nor degree 7, exp and H are multiplied directly, and H
+// is fitted for the result's error (tools/fit_math.py, fit_weighted): degree
+// 8 below x = 2 and degree 5 above, both in x, no division. Beyond 5.375,
+// where GELU is x, H is evaluated at 5.375.
 template <class D>
 HWY_INLINE hn::Vec<D> GeluPositiveTail(D d, hn::Vec<D> x) {
-  hn::Vec<D> c0, rest;
-  GeluTailH(d, x, c0, rest);
+  static constexpr float kNear[] = {
+      0.295537591f, 0.0846804455f, -0.0470919013f, 0.0214631297f, -0.00856504682f,
+      0.00308246561f, -0.00101087964f, 0.000342509244f, -0.000117795491f};
+  static constexpr float kFar[] = {0.37457785f,     0.0111650256f,  -0.00339045771f,
+                                   0.00172806659f,  0.000344433065f, 0.000280417065f};
+  const auto near = [&] {
+    const auto t = hn::Sub(x, hn::Set(d, 1.33f));
+    return hn::Add(hn::Set(d, kNear[0]), PolynomialRest(d, t, kNear, -1.28973774e-08f));
+  };
+  const auto far = [&] {
+    const auto t = hn::Sub(hn::Min(x, hn::Set(d, 5.375f)), hn::Set(d, 3.7f));
+    return hn::Add(hn::Set(d, kFar[0]), PolynomialRest(d, t, kFar, 4.97562036e-09f));
+  };
+  const auto is_near = hn::Lt(x, hn::Set(d, 2.0f));
+  hn::Vec<D> h;
+  if (hn::AllTrue(d, is_near)) {
+    h = near();
+  } else if (hn::AllFalse(d, is_near)) {
+    h = far();
+  } else {
+    h = hn::IfThenElse(is_near, near(), far());
+  }
   const auto e = ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/-1>(d, hn::Neg(hn::Mul(x, x)));
-  return hn::NegMulAdd(e, hn::Add(c0, rest), x);
+  return hn::NegMulAdd(e, h, x);
 }
 
 template <class D>

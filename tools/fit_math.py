@@ -109,9 +109,11 @@ def main():
         lambda u: (mp.log((1 + mp.sqrt(u)) / (1 - mp.sqrt(u))) - 2 * mp.sqrt(u)) / mp.sqrt(u)**3
         if u else mp.mpf(2) / 3, 0, smax**2 * mp.mpf('1.01'), 3)
     # tanh(x) = x + x^3 T(x^2) for |x| < 0.625.
-    fit("tanh: T(u) = (tanh(x)-x)/x^3, u = x^2",
-        lambda u: (mp.tanh(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3 if u else mp.mpf(-1) / 3,
-        0, mp.mpf('0.625')**2, 6)
+    # T's error reaches tanh as x^3 dT / tanh(x).
+    fit_weighted("tanh: T(u) = (tanh(x)-x)/x^3, u = x^2",
+                 lambda u: (mp.tanh(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3 if u else mp.mpf(-1) / 3,
+                 mp.mpf('1e-6'), mp.mpf('0.625')**2, 4,
+                 lambda u: mp.tanh(mp.sqrt(u)) / mp.sqrt(u)**3, mp.mpf(0))
     # erf(x) = x + x E(x^2) for |x| < 0.8: the 1 is exact, so the rounding of
     # E's constant term (2/sqrt(pi) - 1) weighs 8x less than 2/sqrt(pi)'s would.
     E = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)
@@ -128,9 +130,12 @@ def main():
     fit_weighted("erf: R(a) on [2, 4]", R, mp.mpf(2), mp.mpf(4), 4, erf_weight, mp.mpf(3))
     # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
     # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
-    fit("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",
-        lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi), 0,
-        mp.mpf('0.665')**2, 7)
+    # F's error reaches the result as (x^2/2) dF / (x Phi(x)), worst for x < 0.
+    Phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2
+    fit_weighted("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",
+                 lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi),
+                 mp.mpf('1e-6'), mp.mpf('0.665')**2, 5,
+                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0))
     # a = |x| >= 0.665: (a/2) erfc(a/sqrt2) = exp(-a^2/2) H(a).
     H = lambda a: a / 2 * mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
     # Relative error: on the left the tail is the result (GeluTailH).
@@ -145,7 +150,6 @@ def main():
     # error is weighed by exp(-x^2/2) / GELU(x): two pieces in x, shorter
     # than the relative fits and with no division; the right one is evaluated
     # at min(x, 5.375) (GELU is x beyond).
-    Phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2
     damped = lambda x: x * Phi(x) * mp.exp(x * x / 2)
     fit_weighted("gelu: H(x) on [0.665, 2]", H, mp.mpf('0.665'), mp.mpf(2), 8, damped,
                  mp.mpf('1.33'), split0=True)

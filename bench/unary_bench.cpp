@@ -4,7 +4,9 @@
 // read + 4 written per element).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -22,17 +24,21 @@ constexpr size_t kElements = size_t{1} << 20;
 // work but tanh, erf and GELU are also saturated on a good part (|x| >= 9.01,
 // 3.92 and x >= 5.35: 10%, 61% and 23% of the values), and kernels may skip
 // such vectors; kNarrow, [-3, 3), has no saturated value, the typical range
-// of activations in a trained network; kPositive is kWide moved to (0, 20]
-// for log and sqrt.
-enum class Range { kWide, kNarrow, kPositive };
+// of activations in a trained network; kShuffled is kNarrow in a fixed
+// pseudo-random order, so that a vector's lanes fall into different pieces of
+// a kernel (as in a real activation map, and unlike a ramp, whose vectors
+// are uniform: kernels that take a shorter path for uniform vectors show it
+// there); kPositive is kWide moved to (0, 20] for log and sqrt.
+enum class Range { kWide, kNarrow, kShuffled, kPositive };
 
 std::vector<float> Inputs(Range range) {
   std::vector<float> in(kElements);
-  const float half_width = range == Range::kNarrow ? 3.0f : 10.0f;
+  const float half_width = range == Range::kNarrow || range == Range::kShuffled ? 3.0f : 10.0f;
   for (size_t i = 0; i < in.size(); ++i) {
     const float x = static_cast<float>(i % 8191) * (2 * half_width / 8191.0f) - half_width;
     in[i] = range == Range::kPositive ? x + 10.001f : x;
   }
+  if (range == Range::kShuffled) std::shuffle(in.begin(), in.end(), std::mt19937(26));
   return in;
 }
 
@@ -76,7 +82,9 @@ template <UnaryKind kKind>
 void Register(const char* op, PeerMath peer, bool has_peer, Range range) {
   const auto name = [&](const char* impl) {
     std::string full = "unary_";
-    full.append(op).append("/").append(impl).append(range == Range::kNarrow ? "/1M_narrow" : "/1M");
+    full.append(op).append("/").append(impl).append(range == Range::kNarrow     ? "/1M_narrow"
+                                                    : range == Range::kShuffled ? "/1M_shuffled"
+                                                                                : "/1M");
     return full;
   };
   benchmark::RegisterBenchmark(name("tensorops").c_str(), Tensorops<kKind>, range);
@@ -94,20 +102,26 @@ const bool kRegistered = [] {
   using K = UnaryKind;
   const Range wide = Range::kWide;
   const Range narrow = Range::kNarrow;
+  const Range shuffled = Range::kShuffled;
   const Range positive = Range::kPositive;
   Register<K::kExp>("exp", PeerMath::kExp, true, wide);
   Register<K::kTanh>("tanh", PeerMath::kTanh, true, wide);
   Register<K::kTanh>("tanh", PeerMath::kTanh, true, narrow);
+  Register<K::kTanh>("tanh", PeerMath::kTanh, true, shuffled);
   Register<K::kLog>("log", PeerMath::kLog, true, positive);
   Register<K::kErf>("erf", PeerMath::kErf, true, wide);
   Register<K::kErf>("erf", PeerMath::kErf, true, narrow);
+  Register<K::kErf>("erf", PeerMath::kErf, true, shuffled);
   Register<K::kSqrt>("sqrt", PeerMath::kSqrt, true, positive);
   Register<K::kSigmoid>("sigmoid", PeerMath::kSigmoid, true, wide);
   Register<K::kSigmoid>("sigmoid", PeerMath::kSigmoid, true, narrow);
+  Register<K::kSigmoid>("sigmoid", PeerMath::kSigmoid, true, shuffled);
   Register<K::kGelu>("gelu", PeerMath::kGelu, true, wide);
   Register<K::kGelu>("gelu", PeerMath::kGelu, true, narrow);
+  Register<K::kGelu>("gelu", PeerMath::kGelu, true, shuffled);
   Register<K::kSilu>("silu", PeerMath::kSilu, true, wide);
   Register<K::kSilu>("silu", PeerMath::kSilu, true, narrow);
+  Register<K::kSilu>("silu", PeerMath::kSilu, true, shuffled);
   Register<K::kRelu>("relu", PeerMath::kExp, false, wide);
   return true;
 }();

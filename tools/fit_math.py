@@ -19,19 +19,14 @@ def to_float(x):
     return struct.unpack('f', struct.pack('f', float(x)))[0]
 
 
-def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
-    """Polynomial p of `degree` with p(t - center) ~ f(t) on [lo, hi].
-
-    split0: the constant term as float hi + lo (printed as "c0_lo; c0, c1, ..."),
-    for pieces whose value is dominated by it."""
-    # The kernels subtract the center as a float: fit around that float, or
-    # the difference (up to half an ULP of the center) becomes error.
-    center = mp.mpf(to_float(center))
-    shifted = lambda t: f(t + center)
-    lo, hi = lo - center, hi - center
-    poly, _ = mp.chebyfit(shifted, [lo, hi], degree + 1, error=True)
-    exact = list(reversed(poly))
-    coeffs = [to_float(c) for c in exact]  # lowest order first
+def rounded(name, exact, g, scale, lo, hi, center, degree, split0, label):
+    """Rounds the coefficients `exact` (lowest order first) of p(t) ~ g(t), t
+    in [lo, hi], to float, prints them with the largest |p - g| / scale over
+    the interval (the approximation error alone: evaluation rounding comes on
+    top) and returns them. split0: the constant term as float hi + lo
+    (printed as "c0_lo; c0, c1, ..."), for pieces whose value is dominated by
+    it."""
+    coeffs = [to_float(c) for c in exact]
     c0_lo = to_float(exact[0] - mp.mpf(coeffs[0])) if split0 else 0.0
     worst = 0
     for i in range(2001):
@@ -39,17 +34,28 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
         p = mp.mpf(0)
         for c in reversed(coeffs):
             p = p * t + mp.mpf(c)
-        p += mp.mpf(c0_lo)
-        want = shifted(t)
-        scale = weight(t + center) if weight else want
-        if scale != 0:
-            worst = max(worst, abs((p - want) / scale))
+        s = scale(t)
+        if s != 0:
+            worst = max(worst, abs((p + mp.mpf(c0_lo) - g(t)) / s))
     print(f"// {name}: degree {degree} on [{float(lo + center):.6g}, {float(hi + center):.6g}]"
-          f" in t - {float(center):g}, "
-          f"max rel error {float(worst):.3g}")
+          f" in t - {float(center):g}, {label} {float(worst):.3g}")
     print("   " + (f"c0_lo = {c0_lo:.9g}f; " if split0 else "") +
           ", ".join(f"{c:.9g}f" for c in coeffs))
     return coeffs
+
+
+def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
+    """Polynomial p of `degree` with p(t - center) ~ f(t) on [lo, hi]: a
+    Chebyshev fit, reported against `weight` (default: f itself)."""
+    # The kernels subtract the center as a float: fit around that float, or
+    # the difference (up to half an ULP of the center) becomes error.
+    center = mp.mpf(to_float(center))
+    shifted = lambda t: f(t + center)
+    lo, hi = lo - center, hi - center
+    poly, _ = mp.chebyfit(shifted, [lo, hi], degree + 1, error=True)
+    exact = list(reversed(poly))
+    scale = (lambda t: weight(t + center)) if weight else shifted
+    return rounded(name, exact, shifted, scale, lo, hi, center, degree, split0, "max rel error")
 
 
 def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200, rounds=25):
@@ -78,20 +84,8 @@ def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200
                   for i in range(nodes)]
         total = sum(w[i] * errors[i] for i in range(nodes))
         w = [w[i] * errors[i] / total for i in range(nodes)]
-    coeffs = [to_float(c) for c in exact]
-    c0_lo = to_float(exact[0] - mp.mpf(coeffs[0])) if split0 else 0.0
-    worst = 0
-    for i in range(2001):
-        x = lo + (hi - lo) * mp.mpf(i) / 2000
-        p = mp.mpf(0)
-        for c in reversed(coeffs):
-            p = p * (x - center) + mp.mpf(c)
-        worst = max(worst, abs((p + mp.mpf(c0_lo) - f(x)) / scale(x)))
-    print(f"// {name}: degree {degree} on [{float(lo):.6g}, {float(hi):.6g}] in t - {float(center):g}, "
-          f"max weighted error {float(worst):.3g}")
-    print("   " + (f"c0_lo = {c0_lo:.9g}f; " if split0 else "") +
-          ", ".join(f"{c:.9g}f" for c in coeffs))
-    return coeffs
+    return rounded(name, exact, lambda t: f(t + center), lambda t: scale(t + center),
+                   lo - center, hi - center, center, degree, split0, "max weighted error")
 
 
 def main():

@@ -1,0 +1,88 @@
+// The ONNX conformance test's runners: for each ONNX op tensorops
+// implements, a function that computes the op's output through the public
+// API, with the expected output's dims. They live in two translation units,
+// runners_elementwise.cpp and runners_structured.cpp, each of which
+// instantiates its ops' kernels for every target; apart, the two compile in
+// parallel (together, in the sanitizer build, they were the suite's longest
+// compilation by far).
+#ifndef TENSOROPS_TESTS_ONNX_RUNNERS_H_
+#define TENSOROPS_TESTS_ONNX_RUNNERS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <tensorops/api.h>
+
+#include "onnx/proto.h"
+
+namespace tensorops::test {
+
+using onnx::Tensor;
+
+inline Dims DimsOf(const Tensor& t) {
+  if (t.dims.empty()) return {1};  // a scalar as one element
+  std::vector<size_t> dims(t.dims.begin(), t.dims.end());
+  return Extents::FromArray(dims.data(), dims.size());
+}
+
+using Runner = std::function<Tensor(const onnx::Node&, const std::vector<Tensor>&, const Tensor&)>;
+
+// Thrown by a runner for a test it cannot run (an element type tensorops
+// does not have); counted as skipped with the reason.
+struct SkipTest {
+  std::string reason;
+};
+
+// Calls fn(T{}) with T the element type of ONNX `data_type`, for the types in
+// `Types...`; anything else is skipped.
+template <class... Types, class Fn>
+Tensor WithElementType(int32_t data_type, const Fn& fn) {
+  Tensor out;
+  bool found = false;
+  const auto try_one = [&](auto element) {
+    using T = decltype(element);
+    constexpr int32_t kType = std::is_same_v<T, float>            ? onnx::kFloat
+                              : std::is_same_v<T, hwy::float16_t>  ? onnx::kFloat16
+                              : std::is_same_v<T, hwy::bfloat16_t> ? onnx::kBFloat16
+                              : std::is_same_v<T, int8_t>          ? onnx::kInt8
+                              : std::is_same_v<T, uint8_t>         ? onnx::kUInt8
+                              : std::is_same_v<T, int32_t>         ? onnx::kInt32
+                                                                   : onnx::kInt64;
+    if (!found && kType == data_type) {
+      found = true;
+      out = fn(element);
+    }
+  };
+  (try_one(Types{}), ...);
+  if (!found) throw SkipTest{"element type not supported by the op"};
+  return out;
+}
+
+inline Tensor EmptyLike(const Tensor& want) {
+  Tensor out;
+  out.data_type = want.data_type;
+  out.dims = want.dims;
+  out.bytes.assign(want.bytes.size(), 0);
+  return out;
+}
+
+template <class T>
+TensorView<const T, Strided<>> ConstViewOf(const Tensor& t) {
+  return TensorView<const T, Strided<>>(reinterpret_cast<const T*>(t.bytes.data()), DimsOf(t));
+}
+template <class T>
+TensorView<T, Strided<>> ViewOf(Tensor& t) {
+  return TensorView<T, Strided<>>(reinterpret_cast<T*>(t.bytes.data()), DimsOf(t));
+}
+
+// Add the runners of one translation unit to `runners`, keyed by ONNX op type.
+void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, Eltwise
+void AddStructuredRunners(std::map<std::string, Runner>& runners);   // the rest
+
+}  // namespace tensorops::test
+
+#endif  // TENSOROPS_TESTS_ONNX_RUNNERS_H_

@@ -10,6 +10,19 @@
 namespace tensorops::test {
 namespace {
 
+// Calls fn(T{}) with T the signed integer type of `bytes` bytes: the ops
+// here that move bytes (gather, data movement) take every element type as
+// the integer of its size.
+template <class Fn>
+void WithIntegerOfSize(size_t bytes, const Fn& fn) {
+  switch (bytes) {
+    case 1: fn(int8_t{}); break;
+    case 2: fn(int16_t{}); break;
+    case 4: fn(int32_t{}); break;
+    case 8: fn(int64_t{}); break;
+  }
+}
+
 // Runs `op` with data/out views whose element type has the tensor's size
 // (gather ops move bytes, so int types of each size stand for all types).
 template <class Index, class Op>
@@ -25,43 +38,35 @@ Tensor RunGatherLike(const Op& op, const Tensor& data, const Tensor& indices, co
                                           DimsOf(indices)),
        TensorView<T, Strided<>>(reinterpret_cast<T*>(out.bytes.data()), out_dims));
   };
-  switch (onnx::DataTypeSize(data.data_type)) {
-    case 1: run(int8_t{}); break;
-    case 2: run(int16_t{}); break;
-    case 4: run(int32_t{}); break;
-    case 8: run(int64_t{}); break;
-  }
+  WithIntegerOfSize(onnx::DataTypeSize(data.data_type), run);
   return out;
 }
 
-template <class Op32, class Op64>
-Tensor RunWithIndexType(const Tensor& indices, const Op32& op32, const Op64& op64) {
-  return indices.data_type == onnx::kInt32 ? op32() : op64();
+// A gather-family op, run with the indices tensor's index type (int32 or
+// int64): make(node, Index{}) builds the op for that type from the node's
+// attributes.
+template <class Make>
+Runner GatherRunner(Make make) {
+  return [make](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
+    const auto run = [&](auto index) {
+      return RunGatherLike<decltype(index)>(make(node, index), in[0], in[1], DimsOf(want));
+    };
+    return in[1].data_type == onnx::kInt32 ? run(int32_t{}) : run(int64_t{});
+  };
 }
 
 }  // namespace
 
 void AddStructuredRunners(std::map<std::string, Runner>& runners) {
-  runners["Gather"] = [](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
-    const int axis = static_cast<int>(node.Int("axis", 0));
-    return RunWithIndexType(
-        in[1], [&] { return RunGatherLike<int32_t>(Gather<int32_t>{.axis = axis}, in[0], in[1], DimsOf(want)); },
-        [&] { return RunGatherLike<int64_t>(Gather<int64_t>{.axis = axis}, in[0], in[1], DimsOf(want)); });
-  };
-  runners["GatherElements"] = [](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
-    const int axis = static_cast<int>(node.Int("axis", 0));
-    return RunWithIndexType(
-        in[1],
-        [&] { return RunGatherLike<int32_t>(GatherElements<int32_t>{.axis = axis}, in[0], in[1], DimsOf(want)); },
-        [&] { return RunGatherLike<int64_t>(GatherElements<int64_t>{.axis = axis}, in[0], in[1], DimsOf(want)); });
-  };
-  runners["GatherND"] = [](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
-    const auto b = static_cast<size_t>(node.Int("batch_dims", 0));
-    return RunWithIndexType(
-        in[1],
-        [&] { return RunGatherLike<int32_t>(GatherNd<int32_t>{.batch_dims = b}, in[0], in[1], DimsOf(want)); },
-        [&] { return RunGatherLike<int64_t>(GatherNd<int64_t>{.batch_dims = b}, in[0], in[1], DimsOf(want)); });
-  };
+  runners["Gather"] = GatherRunner([](const onnx::Node& node, auto index) {
+    return Gather<decltype(index)>{.axis = static_cast<int>(node.Int("axis", 0))};
+  });
+  runners["GatherElements"] = GatherRunner([](const onnx::Node& node, auto index) {
+    return GatherElements<decltype(index)>{.axis = static_cast<int>(node.Int("axis", 0))};
+  });
+  runners["GatherND"] = GatherRunner([](const onnx::Node& node, auto index) {
+    return GatherNd<decltype(index)>{.batch_dims = static_cast<size_t>(node.Int("batch_dims", 0))};
+  });
   const auto softmax = [](auto op) {
     return [op](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) mutable {
       op.axis = static_cast<int>(node.Int("axis", -1));  // opset 13's default
@@ -92,12 +97,7 @@ void AddStructuredRunners(std::map<std::string, Runner>& runners) {
       using T = decltype(element);
       op(ConstViewOf<T>(in), ViewOf<T>(out));
     };
-    switch (onnx::DataTypeSize(in.data_type)) {
-      case 1: run(int8_t{}); break;
-      case 2: run(int16_t{}); break;
-      case 4: run(int32_t{}); break;
-      case 8: run(int64_t{}); break;
-    }
+    WithIntegerOfSize(onnx::DataTypeSize(in.data_type), run);
     return out;
   };
   runners["Transpose"] = [movement](const onnx::Node& node, const std::vector<Tensor>& in,

@@ -1,7 +1,6 @@
 // ONNX runners for the ops with structure: the gather family, softmax, LRN,
 // data movement and GEMM (see runners.h).
 #include <algorithm>
-#include <cstring>
 
 #include <tensorops/tensorops.h>
 

@@ -88,6 +88,17 @@ HWY_INLINE hn::Mask<D> SignBitSet(D d, hn::Vec<D> v) {
   return hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
 }
 
+// IfThenElse(mask, if_true(), if_false()), calling only the side some lane
+// needs: piecewise kernels evaluate one piece for the (common) vectors that
+// lie in it, both for vectors that straddle the boundary.
+template <class D, class IfTrue, class IfFalse>
+HWY_INLINE hn::Vec<D> EvaluateWhereNeeded(D d, hn::Mask<D> mask, const IfTrue& if_true,
+                                          const IfFalse& if_false) {
+  if (hn::AllTrue(d, mask)) return if_true();
+  if (hn::AllFalse(d, mask)) return if_false();
+  return hn::IfThenElse(mask, if_true(), if_false());
+}
+
 // exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
 // result before scaling, so callers can multiply by a factor first and round
 // a denormal result once. The parts come back through references: a struct
@@ -535,13 +546,9 @@ HWY_INLINE hn::Vec<D> ErfTail(D d, hn::Vec<D> a) {
                                     0.0025814313f,  -0.00116308709f};
   static constexpr float kFar[] = {0.178997114f, -0.0542008244f, 0.0169518311f,
                                    -0.00231321133f, 0.0029324647f};
-  // A vector on one side of 2 evaluates only that piece.
-  const auto is_near = hn::Lt(a, hn::Set(d, 2.0f));
   const auto near = [&] { return Polynomial(d, hn::Sub(a, hn::Set(d, 1.4f)), kNear); };
   const auto far = [&] { return Polynomial(d, hn::Sub(a, hn::Set(d, 3.0f)), kFar); };
-  if (hn::AllTrue(d, is_near)) return near();
-  if (hn::AllFalse(d, is_near)) return far();
-  return hn::IfThenElse(is_near, near(), far());
+  return EvaluateWhereNeeded(d, hn::Lt(a, hn::Set(d, 2.0f)), near, far);
 }
 
 // erf(x) = 1 - exp(-a^2) R(a) with the sign of x, for a = |x| in [0.8, 4].
@@ -685,15 +692,7 @@ HWY_INLINE hn::Vec<D> GeluPositiveTail(D d, hn::Vec<D> x) {
     const auto t = hn::Sub(hn::Min(x, hn::Set(d, 5.375f)), hn::Set(d, 3.7f));
     return hn::Add(hn::Set(d, kFar[0]), PolynomialRest(d, t, kFar, 4.97562036e-09f));
   };
-  const auto is_near = hn::Lt(x, hn::Set(d, 2.0f));
-  hn::Vec<D> h;
-  if (hn::AllTrue(d, is_near)) {
-    h = near();
-  } else if (hn::AllFalse(d, is_near)) {
-    h = far();
-  } else {
-    h = hn::IfThenElse(is_near, near(), far());
-  }
+  const auto h = EvaluateWhereNeeded(d, hn::Lt(x, hn::Set(d, 2.0f)), near, far);
   const auto e = ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/-1>(d, hn::Neg(hn::Mul(x, x)));
   return hn::NegMulAdd(e, h, x);
 }

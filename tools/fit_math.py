@@ -88,6 +88,27 @@ def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200
                    lo - center, hi - center, center, degree, split0, "max weighted error")
 
 
+def center_near_float(f, lo, hi):
+    """A float c within the middle 30% of [lo, hi] whose f(c) is within
+    0.002 ULP of a float (or the closest found): a piece's constant term
+    f(c) is then stored nearly exactly without a second, low part."""
+    mid = struct.unpack('I', struct.pack('f', float((lo + hi) / 2)))[0]
+    best = (mp.inf, None)
+    for k in range(0, 200000, 7):
+        for sign in (1, -1):
+            c = struct.unpack('f', struct.pack('I', mid + sign * k))[0]
+            if abs(c - (lo + hi) / 2) > (hi - lo) * mp.mpf('0.15'):
+                continue
+            value = f(mp.mpf(c))
+            ulp = mp.mpf(2)**(mp.floor(mp.log(abs(value), 2)) - 23)
+            off = abs(value - mp.mpf(to_float(value))) / ulp
+            if off < best[0]:
+                best = (off, c)
+        if best[0] < mp.mpf('0.002'):
+            break
+    return best[1]
+
+
 def main():
     # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
     # rounding of r (k comes from hi + lo, so a low part does not widen it).
@@ -113,15 +134,23 @@ def main():
     E = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)
     fit_weighted("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, mp.mpf(0),
                  mp.mpf('0.8')**2, 5, E, mp.mpf(0))
-    # erf(a) = 1 - exp(-a^2) R(a) for a in [0.8, 4], R ~ erfc(a) exp(a^2): the
-    # error printed is R's error times exp(-a^2), relative to erf(a).
-    R = lambda z: mp.erfc(z) * mp.exp(z * z)
-    erf_weight = lambda z: mp.erf(z) * mp.exp(z * z)
-    # Fitted for that weighted error (fit_weighted), which damping lets
-    # degrees 7 and 4 reach where relative fits needed 9 and 6.
-    fit_weighted("erf: R(a) on [0.8, 2]", R, mp.mpf('0.8'), mp.mpf(2), 7, erf_weight,
-                 mp.mpf('1.4'))
-    fit_weighted("erf: R(a) on [2, 4]", R, mp.mpf(2), mp.mpf(4), 4, erf_weight, mp.mpf(3))
+    # Every other vector below 3.921875 (ErfByPieces): one polynomial with
+    # per-lane coefficients. Piece 0 is erf(x) = x + x E(x^2) below 0.75
+    # (degree 6, as the others); pieces 1-5 split [0.75, 3.921875] where a
+    # float's exponent and first mantissa bit change, and hold
+    # erf(c + t) = erf(c) + t Q(t), with c a float whose erf is nearly a
+    # float, and Q fitted for the result's error (damped by |t|).
+    fit_weighted("erf by pieces: E(u) = erf(x)/x - 1, u = x^2 < 0.75^2", lambda u: E(u) - 1,
+                 mp.mpf(0), mp.mpf('0.75')**2, 6, E, mp.mpf(0))
+    for lo, hi in [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '3.921875')]:
+        lo, hi = mp.mpf(lo), mp.mpf(hi)
+        c = center_near_float(mp.erf, lo, hi)
+        slope = lambda x, c=c: (mp.erf(x) - mp.erf(c)) / (x - c) if x != c else \
+            2 / mp.sqrt(mp.pi) * mp.exp(-c * c)
+        print(f"// center {c:.9g}f, erf(center) = {to_float(mp.erf(c)):.9g}f")
+        fit_weighted(f"erf by pieces: Q on [{lo}, {hi}]", slope, lo, hi, 6,
+                     lambda x, c=c: mp.erf(x) / max(abs(x - c), mp.mpf('1e-30')), mp.mpf(c),
+                     nodes=120, rounds=15)
     # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
     # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
     # F's error reaches the result as (x^2/2) dF / (x Phi(x)), worst for x < 0.

@@ -7,6 +7,13 @@
 //   build/gcc/tools/ulp_sweep --all-targets --stride 97
 //   build/gcc/tools/ulp_sweep --kind Exp
 //   build/gcc/tools/ulp_sweep --peer eigen --stride 97   # a benchmark peer instead
+//   build/gcc/tools/ulp_sweep --mixed --stride 97        # every value among others
+//
+// Consecutive bit patterns make vectors whose lanes all lie in one piece of a
+// piecewise kernel, so the plain sweep tests each piece's own path. --mixed
+// puts every swept value between partners from other pieces (every other
+// lane), the vectors of a real activation map: the path that evaluates
+// several pieces in one vector meets every value too.
 //
 // --peer (eigen, sleef_u10, sleef_u35, onednn) sweeps the peer's function for
 // the kinds it has, with the same reference; it exists where the benchmarks'
@@ -111,10 +118,18 @@ std::vector<Kind> Kinds(double domain_of_trig) {
                                                                        : INFINITY}...};
 }
 
+bool g_mixed = false;
+
+// The partners of --mixed: small, moderate, saturating and huge values of
+// both signs, so that every vector straddles pieces.
+constexpr float kPartners[] = {0.3f,   -1.2f, 2.7f,  -0.05f, 5.5f,  -0.9f, 1.6f,    -3.3f,
+                               12.0f,  -0.7f, 2.1f,  -8.0f,  0.01f, -1.9f, 3.8f,    -25.0f,
+                               0.77f,  -2.4f, 1.05f, -4.5f,  9.5f,  -0.4f, 1.3f,    -0.6f};
+
 // Sweeps bit patterns [begin, end) with the stride, in blocks.
 Worst Sweep(const Kind& kind, uint64_t begin, uint64_t end, uint64_t stride) {
   constexpr size_t kBlock = 1 << 16;
-  std::vector<float> in(kBlock), out(kBlock);
+  std::vector<float> in(kBlock), out(kBlock), mixed_in, mixed_out;
   Worst worst;
   const UnaryParams params{tensorops::detail::DefaultAlpha(kind.kind),
                            kind.kind == UnaryKind::kHardSigmoid ? 0.5f : 0.0f};
@@ -127,7 +142,19 @@ Worst Sweep(const Kind& kind, uint64_t begin, uint64_t end, uint64_t stride) {
       if (!(std::fabs(x) <= kind.max_abs_x) && !std::isnan(x)) continue;
       in[n++] = x;
     }
-    kind.run(in.data(), out.data(), n);
+    if (g_mixed) {
+      mixed_in.resize(2 * n);
+      mixed_out.resize(2 * n);
+      for (size_t i = 0; i < n; ++i) {
+        mixed_in[2 * i] = in[i];
+        const float partner = kPartners[i % std::size(kPartners)];
+        mixed_in[2 * i + 1] = std::fabs(partner) <= kind.max_abs_x ? partner : 0.5f;
+      }
+      kind.run(mixed_in.data(), mixed_out.data(), 2 * n);
+      for (size_t i = 0; i < n; ++i) out[i] = mixed_out[2 * i];
+    } else {
+      kind.run(in.data(), out.data(), n);
+    }
     for (size_t i = 0; i < n; ++i) {
       const double want = tensorops::test::RefUnary(kind.kind, in[i], params);
       const double err = tensorops::test::UlpError(out[i], want);
@@ -175,9 +202,10 @@ int main(int argc, char** argv) {
     else if (a == "--kind" && i + 1 < argc) only = argv[++i];
     else if (a == "--trig-domain" && i + 1 < argc) trig_domain = std::stod(argv[++i]);
     else if (a == "--peer" && i + 1 < argc) peer = argv[++i];
+    else if (a == "--mixed") g_mixed = true;
     else {
       std::fprintf(stderr, "usage: %s [--stride N] [--all-targets] [--kind Name] "
-                   "[--trig-domain X] [--peer eigen|sleef_u10|sleef_u35|onednn]\n", argv[0]);
+                   "[--trig-domain X] [--peer eigen|sleef_u10|sleef_u35|onednn] [--mixed]\n", argv[0]);
       return 2;
     }
   }

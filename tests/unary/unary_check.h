@@ -3,10 +3,12 @@
 #ifndef TENSOROPS_TESTS_UNARY_UNARY_CHECK_H_
 #define TENSOROPS_TESTS_UNARY_UNARY_CHECK_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include <tensorops/tensorops.h>
@@ -55,15 +57,11 @@ UnaryParams ParamsOf(const Unary<kKind>& op) {
   return op.template ParamsFor<T>();
 }
 
-// float: every value of the sweep within max_ulp of the reference, on every
-// target; the input is not modified.
-// An error up to abs_tol also passes (for kinds whose formula cancels to 0
-// at a point, where relative error is meaningless).
+// Every value of `in` within max_ulp (or abs_tol) of the reference, on every
+// target.
 template <UnaryKind kKind>
-void CheckFloatAccuracy(const Unary<kKind>& op, double max_ulp, double max_abs = INFINITY,
-                        double abs_tol = 0, uint32_t stride = 65521) {
-  INFO(UnaryName(kKind) << ", bound " << max_ulp << " ULP");
-  const std::vector<float> in = SweepValues(stride, max_abs);
+void CheckFloatAccuracyOf(const Unary<kKind>& op, const std::vector<float>& in, double max_ulp,
+                          double abs_tol) {
   const size_t n = in.size();
   TensorView<const float, Strided<1>> src(in.data(), {n});
   ForEachTarget([&](int64_t) {
@@ -81,6 +79,25 @@ void CheckFloatAccuracy(const Unary<kKind>& op, double max_ulp, double max_abs =
     }
     CHECK(failures == 0);
   });
+}
+
+// float: every value of the sweep within max_ulp of the reference, on every
+// target; the input is not modified.
+// An error up to abs_tol also passes (for kinds whose formula cancels to 0
+// at a point, where relative error is meaningless).
+// The sweep runs twice: in order, where a vector's lanes lie close together
+// (in one piece of a piecewise kernel), and shuffled, where they do not (the
+// path that evaluates several pieces per vector).
+template <UnaryKind kKind>
+void CheckFloatAccuracy(const Unary<kKind>& op, double max_ulp, double max_abs = INFINITY,
+                        double abs_tol = 0, uint32_t stride = 65521) {
+  INFO(UnaryName(kKind) << ", bound " << max_ulp << " ULP");
+  std::vector<float> in = SweepValues(stride, max_abs);
+  for (const bool shuffled : {false, true}) {
+    INFO((shuffled ? "shuffled" : "in order"));
+    if (shuffled) std::shuffle(in.begin(), in.end(), std::mt19937(26));
+    CheckFloatAccuracyOf(op, in, max_ulp, abs_tol);
+  }
 }
 
 // float16/bfloat16 storage: the result is the reference rounded to the

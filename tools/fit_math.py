@@ -58,32 +58,39 @@ def fit(name, f, lo, hi, degree, weight=None, center=0, split0=False):
     return rounded(name, exact, shifted, scale, lo, hi, center, degree, split0, "max rel error")
 
 
-def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200, rounds=25):
+def fit_weighted(name, f, lo, hi, degree, scale, center, split0=False, nodes=200, rounds=25,
+                 constant=None):
     """Polynomial p of `degree` with p(t - center) ~ f(t) on [lo, hi] that
     minimises max |p - f| / scale, for errors that reach the result damped by
     a factor that varies over the interval (chebyfit minimises plain |p - f|).
     Lawson's iteration: weighted least squares on Chebyshev nodes, each
-    node's weight multiplied by its error until the largest errors level out."""
+    node's weight multiplied by its error until the largest errors level out.
+    constant: the constant term, fixed (a float), where its rounding would
+    otherwise cost more than the other terms can make up for."""
     center = mp.mpf(to_float(center))
     xs = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (i + mp.mpf(0.5)) / nodes)
           for i in range(nodes)]
-    fs, ss = [f(x) for x in xs], [scale(x) for x in xs]
-    powers = [[(x - center)**j for j in range(degree + 1)] for x in xs]
+    fixed = mp.mpf(constant) if constant is not None else mp.mpf(0)
+    first = 0 if constant is None else 1
+    n = degree + 1 - first
+    fs, ss = [f(x) - fixed for x in xs], [scale(x) for x in xs]
+    powers = [[(x - center)**j for j in range(first, degree + 1)] for x in xs]
     w = [mp.mpf(1) / nodes] * nodes
     for _ in range(rounds):
-        a = mp.matrix(degree + 1, degree + 1)
-        b = mp.matrix(degree + 1, 1)
+        a = mp.matrix(n, n)
+        b = mp.matrix(n, 1)
         for i in range(nodes):
             wi = w[i] / ss[i]**2
-            for j in range(degree + 1):
+            for j in range(n):
                 b[j] += wi * powers[i][j] * fs[i]
-                for k in range(degree + 1):
+                for k in range(n):
                     a[j, k] += wi * powers[i][j] * powers[i][k]
-        exact = mp.lu_solve(a, b)
-        errors = [abs(sum(exact[j] * powers[i][j] for j in range(degree + 1)) - fs[i]) / ss[i]
+        solved = mp.lu_solve(a, b)
+        errors = [abs(sum(solved[j] * powers[i][j] for j in range(n)) - fs[i]) / ss[i]
                   for i in range(nodes)]
         total = sum(w[i] * errors[i] for i in range(nodes))
         w = [w[i] * errors[i] / total for i in range(nodes)]
+    exact = ([fixed] if constant is not None else []) + [solved[j] for j in range(n)]
     return rounded(name, exact, lambda t: f(t + center), lambda t: scale(t + center),
                    lo - center, hi - center, center, degree, split0, "max weighted error")
 
@@ -158,7 +165,8 @@ def main():
     fit_weighted("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",
                  lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi),
                  mp.mpf('1e-6'), mp.mpf('0.665')**2, 5,
-                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0))
+                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0),
+                 constant=to_float(mp.sqrt(2 / mp.pi)))
     # a = |x| >= 0.665: (a/2) erfc(a/sqrt2) = exp(-a^2/2) H(a).
     H = lambda a: a / 2 * mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
     # Relative error: on the left the tail is the result (GeluTailH).
@@ -178,6 +186,28 @@ def main():
                  mp.mpf('1.33'), split0=True)
     fit_weighted("gelu: H(x) on [2, 5.375]", H, mp.mpf(2), mp.mpf('5.375'), 5, damped,
                  mp.mpf('3.7'), split0=True)
+    # Vectors with every |x| < 8 that are not all in one of the pieces above
+    # (GeluByPieces): x Phi(x) = max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2),
+    # one polynomial with per-lane coefficients. Piece 0 (a < 0.75):
+    # T = a/2 - (a^2/2) F(a^2), F as GeluMiddle's but to 0.75 (degree 6).
+    fit_weighted("gelu by pieces: F(u) = erf(x/sqrt2)/x, u = x^2 < 0.75^2",
+                 lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi),
+                 mp.mpf('1e-6'), mp.mpf('0.75')**2, 6,
+                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0),
+                 constant=to_float(mp.sqrt(2 / mp.pi)))
+    # Pieces 1-7 split [0.75, 8) where a's exponent or first mantissa bit
+    # changes: T = exp(-a^2/2) H(a), H(c + t) = H(c) + t Q(t), c a float
+    # whose H is nearly a float, Q fitted for H's relative error (the left
+    # tail's), damped by |t|.
+    for lo, hi in [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '4'), ('4', '6'),
+                   ('6', '8')]:
+        lo, hi = mp.mpf(lo), mp.mpf(hi)
+        c = mp.mpf(center_near_float(H, lo, hi))
+        slope = lambda x, c=c: (H(x) - H(c)) / (x - c) if x != c else mp.diff(H, c)
+        print(f"// center {float(c):.9g}f, H(center) = {to_float(H(c)):.9g}f")
+        fit_weighted(f"gelu by pieces: Q on [{lo}, {hi}]", slope, lo, hi, 6,
+                     lambda x, c=c: H(x) / max(abs(x - c), mp.mpf('1e-30')), c,
+                     nodes=120, rounds=15)
     # sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
     q = (mp.pi / 4)**2 * mp.mpf('1.01')
     fit("sin: S(u) = (sin(r)-r)/r^3", lambda u: (mp.sin(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3

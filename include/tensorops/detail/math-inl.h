@@ -271,15 +271,13 @@ HWY_INLINE hn::Vec<D> Expm1(D d, hn::Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(in_range, mid, far));
 }
 
-// exp(-factor z^2) (factor a power of two) with the argument carried in two
-// parts, returned before scaling like ExpSplit. With fused multiply-add the
-// parts are the rounded product and its exact error; without, z = zh + zl
-// with zh holding the top 12 bits, so zh^2 is exact and zl (zh + z) is the
-// small rest.
+// -factor z^2 (factor a power of two) as hi + lo. With fused multiply-add
+// the parts are the rounded product and its exact error; without, z = zh +
+// zl with zh holding the top 12 bits, so zh^2 is exact and zl (zh + z) is
+// the small rest.
 template <class D>
-HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k,
-                             bool within_clamp = false) {
-  hn::Vec<D> hi, lo;  // -factor z^2 = hi + lo
+HWY_INLINE void NegScaledSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& hi,
+                                hn::Vec<D>& lo) {
   if constexpr (HWY_NATIVE_FMA) {
     const auto scaled = hn::Mul(z, hn::Set(d, -factor));  // exact
     hi = hn::Mul(z, scaled);
@@ -292,6 +290,15 @@ HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, Exp
     hi = hn::Mul(hn::Mul(zh, zh), f);
     lo = hn::Mul(hn::Mul(zl, hn::Add(zh, z)), f);
   }
+}
+
+// exp(-factor z^2) with the argument carried in those two parts, returned
+// before scaling like ExpSplit.
+template <class D>
+HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k,
+                             bool within_clamp = false) {
+  hn::Vec<D> hi, lo;  // -factor z^2 = hi + lo
+  NegScaledSquare(d, z, factor, hi, lo);
   if (within_clamp) {  // the caller knows every z^2 factor <= 120
     ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
   } else {
@@ -657,11 +664,13 @@ HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
 }
 
 // x Phi(x) = x/2 + (x^2/2) F(x^2) for |x| < 0.665; F's error reaches the
-// result scaled by |x| / (2 Phi(x)), and is fitted for that (degree 5).
+// result scaled by |x| / (2 Phi(x)), and is fitted for that (degree 5), with
+// its constant fixed to the float sqrt(2/pi): the other terms make up for
+// that rounding (a free fit rounded afterwards keeps it, 2.8e-8 of F).
 template <class D>
 HWY_INLINE hn::Vec<D> GeluMiddle(D d, hn::Vec<D> x) {
-  static constexpr float kF[] = {0.797884583f,   -0.132980764f,   0.0199470762f,
-                                 -0.0023743757f, 0.000229837417f, -1.70379953e-05f};
+  static constexpr float kF[] = {0.797884583f,    -0.132981688f,   0.019958036f,
+                                 -0.00242844713f, 0.000347920897f, -0.000111532274f};
   const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
   return hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, hn::Mul(x, x), kF), half_x);
 }
@@ -717,6 +726,86 @@ HWY_INLINE hn::Vec<D> GeluPositiveTail(D d, hn::Vec<D> x) {
   return hn::NegMulAdd(e, h, x);
 }
 
+// x Phi(x) for |x| < 8 (not NaN) with every lane's piece evaluated at once,
+// for vectors that straddle GeluMiddle and the tails, or lie in the left
+// tail: x Phi(x) = max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2), and T is
+// one expression whose coefficients are looked up per lane (as ErfByPieces):
+//  - piece 0 (a < 0.75): T = a/2 + a^2 Q(a^2), Q = -F/2 with F as in
+//    GeluMiddle (fitted to 0.75 with its constant fixed to the float
+//    sqrt(2/pi), so that constant's rounding is made up by the others);
+//  - pieces 1-7 (a in [0.75, 8), split where a's exponent or first mantissa
+//    bit changes): T = exp(-a^2/2) H(a) with H(c + t) = H(c) + t Q(t), c a
+//    float whose H is within 0.002 ULP of a float, Q fitted for H's relative
+//    error (the left tail's) damped by |t|.
+// exp(-a^2/2) = (1 + q) 2^k (two-part argument) and (1 + q) H sums as
+// H(c) + (t Q + q H), so H(c), the largest part, meets one rounding; in piece
+// 0 the same last steps give a/2 + a^2 Q as one fused step (H(c) and q are 0
+// there, and k is 0 for every a^2/2 < ln2/2).
+template <class D>
+HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
+  static constexpr float kCoefficients[8][7] = {
+      {-0.398942292f, 0.0664908811f, -0.0099802101f, 0.0012257495f, -0.000224661839f,
+       0.000159748713f, -8.06661992e-05f},
+      {0.144886792f, -0.0907447264f, 0.0459747426f, -0.0201906376f, 0.00796003081f,
+       -0.00288641034f, 0.000972101523f},
+      {0.0926486328f, -0.0525906645f, 0.0244120769f, -0.00990112778f, 0.00362728466f,
+       -0.0012384383f, 0.000392121583f},
+      {0.0543500111f, -0.027223669f, 0.0112937633f, -0.00413314672f, 0.00137662527f,
+       -0.000429176493f, 0.000124740152f},
+      {0.0272956081f, -0.0114929583f, 0.00407023169f, -0.00128660444f, 0.000373793708f,
+       -0.000104684368f, 2.7057984e-05f},
+      {0.0127753923f, -0.00437750155f, 0.00128063071f, -0.000338555896f, 8.30994177e-05f,
+       -1.96703077e-05f, 4.35341008e-06f},
+      {0.00518967677f, -0.00136916025f, 0.000312795775f, -6.5286913e-05f, 1.27915519e-05f,
+       -2.53922099e-06f, 4.60574228e-07f},
+      {0.00207773596f, -0.000414236303f, 7.22488112e-05f, -1.16288174e-05f, 1.77104505e-06f,
+       -2.68722232e-07f, 3.825199e-08f}};
+  static constexpr float kCenter[8] = {0.0f,        0.875047565f, 1.24996996f, 1.75008512f,
+                                       2.50003672f, 3.49998999f,  5.00031042f, 7.00051069f};
+  static constexpr float kValueAtCenter[8] = {0.0f,        0.244806141f, 0.288447618f,
+                                              0.324160039f, 0.353329331f, 0.37220791f,
+                                              0.384598136f, 0.391255438f};
+  static constexpr auto kQ = detail::CoefficientTables(kCoefficients);
+  static constexpr auto kCenters = detail::ValueTable(kCenter);
+  static constexpr auto kValues = detail::ValueTable(kValueAtCenter);
+  const hn::RebindToSigned<D> di;
+  // As in ErfByPieces: piece (bits >> 22) - 252, at least 0, at most 7 below 8.
+  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
+  const auto piece = hn::Max(bits_index, hn::Zero(di));
+  const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
+  hn::Vec<D> neg_half_square, neg_half_square_lo;  // -a^2/2 in two parts
+  NegScaledSquare(d, a, 0.5f, neg_half_square, neg_half_square_lo);
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, neg_half_square,
+                                                         neg_half_square_lo, q, k);
+  // a^2 rounded, and the rest of it: with fused multiply-add -2 hi is the
+  // rounded square and -2 lo its exact error; without, hi is the square of
+  // a's top bits, which t must not be (Q would be evaluated off its point).
+  const auto minus_two = hn::Set(d, -2.0f);
+  const auto square = hn::Mul(a, a);
+  auto square_lo = hn::Mul(neg_half_square_lo, minus_two);
+  if constexpr (!HWY_NATIVE_FMA) {
+    square_lo = hn::Add(hn::MulAdd(neg_half_square, minus_two, hn::Neg(square)), square_lo);
+  }
+  const auto t =
+      hn::IfThenElse(is_small, square, hn::Sub(a, LookupLanes(d, kCenters, piece)));
+  const auto poly = PolynomialPerLane(d, t, kQ, piece);
+  const auto value = LookupLanes(d, kValues, piece);
+  // rest = t Q(t) (+ a/2 in piece 0, as one fused step), H = value + rest,
+  // (1 + q) H = value + (rest + q H), where q is 0 in piece 0 (no exp).
+  const auto half_a = hn::Mul(a, hn::Set(d, 0.5f));
+  const auto rest = hn::MulAdd(t, poly, hn::IfThenElseZero(is_small, half_a));
+  const auto h = hn::Add(value, rest);
+  auto mantissa = hn::Add(value, hn::MulAdd(hn::IfThenZeroElse(is_small, q), h, rest));
+  // Piece 0: a/2 - a^2 F/2 cancels up to 2.2x at a = 0.75, which would
+  // magnify the rounding of a^2 in t to 1.3 ULP: its rest is added.
+  mantissa = hn::MulAdd(hn::IfThenElseZero(is_small, square_lo), poly, mantissa);
+  // T and the result are normal floats (T > 0: never -0 from the subtraction
+  // but for x = -0, whose T is +0).
+  return hn::Sub(hn::Max(x, hn::Zero(d)), ScaleByPow2Normal(d, mantissa, k));
+}
+
 template <class D>
 HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
   const auto a = hn::Abs(x);
@@ -728,8 +817,10 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
     return GeluPositiveTail(d, x);
   }
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f))))) {  // no NaN, no clamp
+    const bool any_middle = !hn::AllFalse(d, is_middle);
+    if (any_middle && hn::AllTrue(d, hn::Lt(a, hn::Set(d, 8.0f)))) return GeluByPieces(d, x, a);
     const auto tail = GeluTail</*kModerate=*/true>(d, x, a);
-    if (hn::AllFalse(d, is_middle)) return tail;
+    if (!any_middle) return tail;
     return hn::IfThenElse(is_middle, GeluMiddle(d, x), tail);
   }
   const auto limit = hn::Set(d, 20.0f);

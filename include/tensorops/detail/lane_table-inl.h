@@ -65,6 +65,22 @@ constexpr LaneTable ValueTable(const float (&by_piece)[kPieces]) {
   return table;
 }
 
+// The tables of a function by pieces f(c_p + t) = f(c_p) + t Q_p(t) (see
+// math::ErfByPieces): Q's coefficients, the centers c_p and the values f(c_p).
+template <size_t kCoefficients>
+struct PieceTables {
+  std::array<LaneTable, kCoefficients> coefficients;
+  LaneTable centers;
+  LaneTable values;
+};
+
+template <size_t kCoefficients, size_t kPieces>
+constexpr PieceTables<kCoefficients> MakePieceTables(
+    const float (&coefficients)[kPieces][kCoefficients], const float (&centers)[kPieces],
+    const float (&values)[kPieces]) {
+  return {CoefficientTables(coefficients), ValueTable(centers), ValueTable(values)};
+}
+
 }  // namespace tensorops::detail
 #endif  // TENSOROPS_DETAIL_LANE_TABLE_SHARED_
 

@@ -549,6 +549,17 @@ HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
   return hn::MulAdd(z, Polynomial(d, hn::Mul(z, z), kE), z);
 }
 
+// The piece of a >= 0 for the functions by pieces below: 0 below 0.75, then
+// a new piece wherever a's exponent or first mantissa bit changes: 1 from
+// 0.75 (bits 0x3F400000, so (bits >> 22) - 252 = 1), 2 from 1, 3 from 1.5,
+// 4 from 2, 5 from 3, 6 from 4, 7 from 6, and so on.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D d, hn::Vec<D> a) {
+  const hn::RebindToSigned<D> di;
+  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
+  return hn::Max(bits_index, hn::Zero(di));
+}
+
 // erf(x) for a = |x| <= 3.921875 (not NaN) with every lane's piece
 // evaluated at once: one polynomial whose coefficients are looked up per lane
 // (lane_table-inl.h).
@@ -577,19 +588,14 @@ HWY_INLINE hn::Vec<D> ErfByPieces(D d, hn::Vec<D> a, hn::Vec<D> x) {
                                        1.75016522f, 2.49990487f,  3.45709062f};
   static constexpr float kValueAtCenter[6] = {0.0f,        0.784053385f, 0.922907233f,
                                               0.986680388f, 0.999592841f, 0.999998987f};
-  static constexpr auto kQ = detail::CoefficientTables(kCoefficients);
-  static constexpr auto kCenters = detail::ValueTable(kCenter);
-  static constexpr auto kValues = detail::ValueTable(kValueAtCenter);
-  const hn::RebindToSigned<D> di;
-  // 0.75 has bits 0x3F400000: (bits >> 22) - 252 is 1 there, 2 from 1.0, 3
-  // from 1.5, 4 from 2, 5 from 3; below 0.75 it is at most 0.
-  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
-  const auto piece = hn::Max(bits_index, hn::Zero(di));
+  static constexpr auto kTables = detail::MakePieceTables(kCoefficients, kCenter, kValueAtCenter);
+  const auto piece = PieceFromBits(d, a);
   const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
-  const auto shifted = hn::Sub(a, LookupLanes(d, kCenters, piece));
-  const auto q = PolynomialPerLane(d, hn::IfThenElse(is_small, hn::Mul(a, a), shifted), kQ, piece);
+  const auto shifted = hn::Sub(a, LookupLanes(d, kTables.centers, piece));
+  const auto t = hn::IfThenElse(is_small, hn::Mul(a, a), shifted);
+  const auto q = PolynomialPerLane(d, t, kTables.coefficients, piece);
   const auto factor = hn::IfThenElse(is_small, a, shifted);
-  const auto base = hn::IfThenElse(is_small, a, LookupLanes(d, kValues, piece));
+  const auto base = hn::IfThenElse(is_small, a, LookupLanes(d, kTables.values, piece));
   return hn::CopySignToAbs(hn::MulAdd(factor, q, base), x);
 }
 
@@ -770,13 +776,8 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
   static constexpr float kValueAtCenter[8] = {0.0f,        0.244806141f, 0.288447618f,
                                               0.324160039f, 0.353329331f, 0.37220791f,
                                               0.384598136f, 0.391255438f};
-  static constexpr auto kQ = detail::CoefficientTables(kCoefficients);
-  static constexpr auto kCenters = detail::ValueTable(kCenter);
-  static constexpr auto kValues = detail::ValueTable(kValueAtCenter);
-  const hn::RebindToSigned<D> di;
-  // As in ErfByPieces: piece (bits >> 22) - 252, at least 0, at most 7 below 8.
-  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
-  const auto piece = hn::Max(bits_index, hn::Zero(di));
+  static constexpr auto kTables = detail::MakePieceTables(kCoefficients, kCenter, kValueAtCenter);
+  const auto piece = PieceFromBits(d, a);  // at most 7 below 8
   const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
   hn::Vec<D> neg_half_square, neg_half_square_lo;  // -a^2/2 in two parts
   NegScaledSquare(d, a, 0.5f, neg_half_square, neg_half_square_lo);
@@ -794,9 +795,9 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
     square_lo = hn::Add(hn::MulAdd(neg_half_square, minus_two, hn::Neg(square)), square_lo);
   }
   const auto t =
-      hn::IfThenElse(is_small, square, hn::Sub(a, LookupLanes(d, kCenters, piece)));
-  const auto poly = PolynomialPerLane(d, t, kQ, piece);
-  const auto value = LookupLanes(d, kValues, piece);
+      hn::IfThenElse(is_small, square, hn::Sub(a, LookupLanes(d, kTables.centers, piece)));
+  const auto poly = PolynomialPerLane(d, t, kTables.coefficients, piece);
+  const auto value = LookupLanes(d, kTables.values, piece);
   // rest = t Q(t) (+ a/2 in piece 0, as one fused step), H = value + rest,
   // (1 + q) H = value + (rest + q H), where q is 0 in piece 0 (no exp).
   const auto half_a = hn::Mul(a, hn::Set(d, 0.5f));

@@ -554,7 +554,7 @@ HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
 // 0.75 (bits 0x3F400000, so (bits >> 22) - 252 = 1), 2 from 1, 3 from 1.5,
 // 4 from 2, 5 from 3, 6 from 4, 7 from 6, and so on.
 template <class D>
-HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D d, hn::Vec<D> a) {
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D /*d*/, hn::Vec<D> a) {
   const hn::RebindToSigned<D> di;
   const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
   return hn::Max(bits_index, hn::Zero(di));

@@ -116,6 +116,21 @@ def center_near_float(f, lo, hi):
     return best[1]
 
 
+def fit_pieces(name, f, bounds, degree=6):
+    """The pieces of a function by pieces (math-inl.h, ErfByPieces): on each
+    [lo, hi] of `bounds`, f(c + t) = f(c) + t Q(t) with c from
+    center_near_float, Q fitted for f's relative error, which reaches it
+    damped by |t|. Prints c and f(c) as floats, then Q."""
+    for lo, hi in bounds:
+        lo, hi = mp.mpf(lo), mp.mpf(hi)
+        c = mp.mpf(center_near_float(f, lo, hi))
+        slope = lambda x, c=c: (f(x) - f(c)) / (x - c) if x != c else mp.diff(f, c)
+        print(f"// center {float(c):.9g}f, value there {to_float(f(c)):.9g}f")
+        fit_weighted(f"{name}: Q on [{lo}, {hi}]", slope, lo, hi, degree,
+                     lambda x, c=c: f(x) / max(abs(x - c), mp.mpf('1e-30')), c,
+                     nodes=120, rounds=15)
+
+
 def main():
     # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
     # rounding of r (k comes from hi + lo, so a low part does not widen it).
@@ -149,24 +164,16 @@ def main():
     # float, and Q fitted for the result's error (damped by |t|).
     fit_weighted("erf by pieces: E(u) = erf(x)/x - 1, u = x^2 < 0.75^2", lambda u: E(u) - 1,
                  mp.mpf(0), mp.mpf('0.75')**2, 6, E, mp.mpf(0))
-    for lo, hi in [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '3.921875')]:
-        lo, hi = mp.mpf(lo), mp.mpf(hi)
-        c = center_near_float(mp.erf, lo, hi)
-        slope = lambda x, c=c: (mp.erf(x) - mp.erf(c)) / (x - c) if x != c else \
-            2 / mp.sqrt(mp.pi) * mp.exp(-c * c)
-        print(f"// center {c:.9g}f, erf(center) = {to_float(mp.erf(c)):.9g}f")
-        fit_weighted(f"erf by pieces: Q on [{lo}, {hi}]", slope, lo, hi, 6,
-                     lambda x, c=c: mp.erf(x) / max(abs(x - c), mp.mpf('1e-30')), mp.mpf(c),
-                     nodes=120, rounds=15)
+    fit_pieces("erf by pieces", mp.erf,
+               [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '3.921875')])
     # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
     # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
     # F's error reaches the result as (x^2/2) dF / (x Phi(x)), worst for x < 0.
     Phi = lambda x: mp.erfc(-x / mp.sqrt(2)) / 2
-    fit_weighted("gelu: F(u) = erf(x/sqrt2)/x, u = x^2",
-                 lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi),
-                 mp.mpf('1e-6'), mp.mpf('0.665')**2, 5,
-                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0),
-                 constant=to_float(mp.sqrt(2 / mp.pi)))
+    F = lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi)
+    F_weight = lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u)
+    fit_weighted("gelu: F(u) = erf(x/sqrt2)/x, u = x^2", F, mp.mpf('1e-6'), mp.mpf('0.665')**2, 5,
+                 F_weight, mp.mpf(0), constant=to_float(mp.sqrt(2 / mp.pi)))
     # a = |x| >= 0.665: (a/2) erfc(a/sqrt2) = exp(-a^2/2) H(a).
     H = lambda a: a / 2 * mp.erfc(a / mp.sqrt(2)) * mp.exp(a * a / 2)
     # Relative error: on the left the tail is the result (GeluTailH).
@@ -189,25 +196,18 @@ def main():
     # Vectors with every |x| < 8 that are not all in one of the pieces above
     # (GeluByPieces): x Phi(x) = max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2),
     # one polynomial with per-lane coefficients. Piece 0 (a < 0.75):
-    # T = a/2 - (a^2/2) F(a^2), F as GeluMiddle's but to 0.75 (degree 6).
-    fit_weighted("gelu by pieces: F(u) = erf(x/sqrt2)/x, u = x^2 < 0.75^2",
-                 lambda u: mp.erf(mp.sqrt(u / 2)) / mp.sqrt(u) if u else mp.sqrt(2 / mp.pi),
-                 mp.mpf('1e-6'), mp.mpf('0.75')**2, 6,
-                 lambda u: 2 * Phi(-mp.sqrt(u)) / mp.sqrt(u), mp.mpf(0),
-                 constant=to_float(mp.sqrt(2 / mp.pi)))
+    # T = a/2 + a^2 Q(a^2), Q = -F/2 with F as GeluMiddle's but to 0.75
+    # (degree 6); the kernel's table holds Q, printed after F (exact).
+    F_piece = fit_weighted("gelu by pieces: F(u) = erf(x/sqrt2)/x, u = x^2 < 0.75^2", F,
+                           mp.mpf('1e-6'), mp.mpf('0.75')**2, 6, F_weight, mp.mpf(0),
+                           constant=to_float(mp.sqrt(2 / mp.pi)))
+    print("   piece 0's Q = -F/2: " + ", ".join(f"{-c / 2:.9g}f" for c in F_piece))
     # Pieces 1-7 split [0.75, 8) where a's exponent or first mantissa bit
     # changes: T = exp(-a^2/2) H(a), H(c + t) = H(c) + t Q(t), c a float
     # whose H is nearly a float, Q fitted for H's relative error (the left
     # tail's), damped by |t|.
-    for lo, hi in [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '4'), ('4', '6'),
-                   ('6', '8')]:
-        lo, hi = mp.mpf(lo), mp.mpf(hi)
-        c = mp.mpf(center_near_float(H, lo, hi))
-        slope = lambda x, c=c: (H(x) - H(c)) / (x - c) if x != c else mp.diff(H, c)
-        print(f"// center {float(c):.9g}f, H(center) = {to_float(H(c)):.9g}f")
-        fit_weighted(f"gelu by pieces: Q on [{lo}, {hi}]", slope, lo, hi, 6,
-                     lambda x, c=c: H(x) / max(abs(x - c), mp.mpf('1e-30')), c,
-                     nodes=120, rounds=15)
+    fit_pieces("gelu by pieces, H", H, [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'),
+                                        ('3', '4'), ('4', '6'), ('6', '8')])
     # sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
     q = (mp.pi / 4)**2 * mp.mpf('1.01')
     fit("sin: S(u) = (sin(r)-r)/r^3", lambda u: (mp.sin(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3

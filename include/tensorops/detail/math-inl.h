@@ -604,8 +604,9 @@ HWY_INLINE hn::Vec<D> ErfByPieces(D d, hn::Vec<D> a, hn::Vec<D> x) {
 // every other vector ErfByPieces, with |x| clamped at 3.921875 and NaN
 // restored only in vectors that reach the clamp or hold a NaN.
 // ErfByPieces replaced 1 - exp(-a^2) R(a) for |x| >= 0.8: as fast on
-// vectors entirely in that range (AVX-512, Zen 4; 1.3-1.6x faster with
-// AVX2), and a vector straddling 0.8 costs one evaluation instead of two.
+// vectors entirely in that range (AVX-512, Zen 4; 1.2-1.3x faster with
+// AVX2, 1M-float ramps, bench/ab.py), and a vector straddling 0.8 costs one
+// evaluation instead of two.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
   const auto abs_x = hn::Abs(x);

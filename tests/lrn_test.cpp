@@ -155,6 +155,67 @@ TEST_CASE("Lrn mixed magnitudes: no cancellation at any size, either layout", "[
   }
 }
 
+// b = bias + alpha/size sum outside the positive normal floats: zero (bias 0,
+// a window of zeros: 0 * Inf = NaN), denormal, Inf (squares that overflow:
+// x * 0, or NaN for x = Inf), NaN. The kernels' fast power (Newton's method
+// on AVX-512 NHWC) hands such vectors to the exact form; every lane must come
+// out as IEEE arithmetic in double says, next to ordinary lanes in the same
+// vector.
+TEST_CASE("Lrn where bias + alpha/size sum is zero, denormal, Inf or NaN", "[lrn]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.0f, -0.0f, 1e-20f, -3e-21f, 1e30f, -2e25f, inf, -inf,
+                            std::numeric_limits<float>::quiet_NaN(), 1.5f, -0.25f, 7.0f};
+  const auto check = [&](const Lrn& lrn, auto layout, const Dims& dims) {
+    using L = decltype(layout);
+    INFO("Lrn beta " << lrn.beta << " bias " << lrn.bias << (std::is_same_v<L, Nhwc> ? " NHWC " : " NCHW ") << dims);
+    TestTensor<float, L> src(dims);
+    size_t next = 0;
+    // Runs of the same value, so that some windows hold only zeros.
+    src.Fill([&](const Extents&) { return specials[(next++ / 3) % std::size(specials)]; });
+    ForEachTarget([&](int64_t) {
+      TestTensor<float, L> dst(dims);
+      lrn(src.ConstView(), dst.View());
+      size_t failures = 0;
+      ForEachIndex(dims, [&](const Extents& i) {
+        const size_t c = i[L::kC], channels = dims[L::kC];
+        const size_t lo = (lrn.size - 1) / 2, hi = lrn.size - 1 - lo;
+        double sum = 0;
+        Extents k = i;
+        for (size_t kc = c >= lo ? c - lo : 0; kc <= c + hi && kc < channels; ++kc) {
+          k[L::kC] = kc;
+          // The kernel squares in float: a square beyond FLT_MAX is Inf.
+          sum += static_cast<double>(src.at(k) * src.at(k));
+        }
+        const double base = static_cast<double>(static_cast<float>(
+            static_cast<double>(lrn.bias) + static_cast<double>(lrn.alpha / static_cast<float>(lrn.size)) *
+                                                static_cast<float>(sum)));
+        const double want = src.at(i) * std::pow(base, -static_cast<double>(lrn.beta));
+        const double got = dst.at(i);
+        // A denormal b carries its sum's absolute rounding (size steps of
+        // 2^-149), which beta passes on relative to the result.
+        const double b_error =
+            base > 0 ? static_cast<double>(lrn.beta) * static_cast<double>(lrn.size) * 0x1p-149 / base : 0;
+        const double tol = 8 * FloatSpacing(want) + b_error * std::fabs(want);
+        const bool same = std::isnan(want) ? std::isnan(got)
+                          : std::isinf(want) ? got == want
+                                             : std::fabs(got - want) <= tol;
+        if (!same && failures++ < 5) {
+          FAIL_CHECK("index " << i << " x " << src.at(i) << " b " << base << " got " << got << " want "
+                              << want);
+        }
+      });
+      CHECK(failures == 0);
+    });
+  };
+  for (const float beta : {0.75f, 0.5f}) {
+    for (const float bias : {0.0f, 1.0f}) {
+      const Lrn lrn{.size = 3, .alpha = 3.0f, .beta = beta, .bias = bias};
+      check(lrn, Nhwc{}, {1, 3, 2, 37});
+      check(lrn, Nchw{}, {1, 37, 2, 3});
+    }
+  }
+}
+
 TEST_CASE("Lrn float16 and bfloat16 storage", "[lrn]") {
   uint64_t seed = 100;
   CheckAll<hwy::float16_t>(Lrn{.size = 5, .alpha = 0.5f}, seed);

@@ -90,6 +90,16 @@ HWY_INLINE hn::Mask<D> SignBitSet(D d, hn::Vec<D> v) {
   return hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
 }
 
+// Lanes holding a positive normal float (not zero, denormal, Inf or NaN):
+// one unsigned compare of the bits moved so that the smallest normal lands
+// on 0.
+template <class D>
+HWY_INLINE hn::Mask<D> IsPositiveNormal(D d, hn::Vec<D> v) {
+  const hn::RebindToUnsigned<D> du;
+  const auto offset = hn::Sub(hn::BitCast(du, v), hn::Set(du, 0x00800000u));
+  return hn::RebindMask(d, hn::Lt(offset, hn::Set(du, 0x7F000000u)));
+}
+
 // IfThenElse(mask, if_true(), if_false()), calling only the side some lane
 // needs: piecewise kernels evaluate one piece for the (common) vectors that
 // lie in it, both for vectors that straddle the boundary.
@@ -338,11 +348,9 @@ HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
   // Subtracting the bits of sqrt(1/2) puts m's range boundary at an exponent
   // change: e = floor(log2(x / sqrt(1/2))).
   const auto sqrt_half = hn::Set(di, 0x3F3504F3);
-  // Fast path: every lane a positive normal finite float (one unsigned
-  // comparison of the bits), so no scaling and no special values.
-  const hn::RebindToUnsigned<D> du;
-  const auto offset = hn::Sub(hn::BitCast(du, x), hn::Set(du, 0x00800000u));
-  if (HWY_LIKELY(hn::AllTrue(du, hn::Lt(offset, hn::Set(du, 0x7F000000u))))) {
+  // Fast path: every lane a positive normal finite float, so no scaling
+  // and no special values.
+  if (HWY_LIKELY(hn::AllTrue(d, IsPositiveNormal(d, x)))) {
     const auto bits = hn::Sub(hn::BitCast(di, x), sqrt_half);
     return LogOfShifted(d, bits, hn::ShiftRight<23>(bits));
   }
@@ -875,6 +883,36 @@ HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
 #else
   return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x));
 #endif
+}
+
+// How many Newton steps take ApproximateReciprocalSqrt to float precision.
+// Each step turns a relative error e into about 1.5 e^2, so an estimate of
+// 14 bits (AVX-512's vrsqrt14ps) needs one; 11.4 bits (SSE4/AVX2's
+// vrsqrtps: one step would leave 2^-22.3, up to 3 ULP), about 8 (NEON's and
+// SVE's frsqrte) or Highway's emulated estimate (SCALAR, EMU128: 9 bits)
+// need two. Any target not named here gets two: safe whatever its estimate.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+inline constexpr int kRsqrtNewtonSteps = 1;
+#else
+inline constexpr int kRsqrtNewtonSteps = 2;
+#endif
+
+// 1 / sqrt(v) for v a positive normal float, within about 1 ULP (the
+// estimate's error squared away; then the rounding of h t in each step and
+// of its last multiply-add), by multiply-adds alone: no square root and no
+// division. Those run on one unpipelined unit (Zen 4: a vsqrtps takes as
+// long as 8 multiply-adds, a vdivps 5), these on the multiply-add pipes.
+// Zero, denormals, Inf and NaN give garbage, which callers replace.
+// Step: with h = v/2, t' = t + t (1/2 - h t^2) = t (3 - v t^2) / 2.
+template <class D>
+HWY_INLINE hn::Vec<D> ReciprocalSqrtNormal(D d, hn::Vec<D> v) {
+  const auto half_v = hn::Mul(v, hn::Set(d, 0.5f));
+  const auto half = hn::Set(d, 0.5f);
+  auto t = hn::ApproximateReciprocalSqrt(v);
+  for (int i = 0; i < kRsqrtNewtonSteps; ++i) {
+    t = hn::MulAdd(t, hn::NegMulAdd(hn::Mul(half_v, t), t, half), t);
+  }
+  return t;
 }
 
 // sin and cos share the reduction x = k pi/2 + r, |r| <= pi/4, done in double:

@@ -170,7 +170,9 @@ TEST_CASE("Softmax special rows follow NumPy", "[softmax]") {
     for (int axis : {0, 1}) {
       const Dims dims = axis == 1 ? Dims{2, n} : Dims{n, 5};
       TestTensor<float, Strided<>> t(dims);
-      t.Fill([&](const Extents& i) { return -1000.0f - 3.0f * static_cast<float>(i[axis == 1 ? 1 : 0]); });
+      t.Fill([&](const Extents& i) {
+        return -1000.0f - 3.0f * static_cast<float>(i[axis == 1 ? 1 : 0]);
+      });
       Check<false>(t, axis, {});
       Check<true>(t, axis, {});
     }

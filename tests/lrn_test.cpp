@@ -121,6 +121,12 @@ TEST_CASE("Lrn odd and even sizes, both layouts, every power path", "[lrn]") {
   CheckAll<float>(Lrn{.size = 5, .alpha = 1e-4f, .beta = 0.75f, .bias = 2.0f}, seed);
   CheckAll<float>(Lrn{.size = 3, .alpha = 0.3f, .beta = 0.5f, .bias = 0.5f}, seed);
   CheckAll<float>(Lrn{.size = 4, .alpha = 2.0f, .beta = 0.6f, .bias = 1.5f}, seed);
+  // NCHW runs longer than the kernel's column block (512): a dense plane of
+  // 667 (one full block, then a partial one with a partial vector), and
+  // padded rows of 600.
+  Check<float, Nchw>(Lrn{.size = 5, .alpha = 0.5f}, {1, 6, 23, 29}, {}, seed++);
+  Check<float, Nchw>(Lrn{.size = 4, .alpha = 0.5f}, {1, 5, 2, 600}, {0, 0, 0, 3}, seed++,
+                     Data::kMixedPerChannel);
   // NHWC with more channels than the kernel's stack buffers hold: the
   // unbuffered path.
   Check<float, Nhwc>(Lrn{.size = 5, .alpha = 0.5f}, {1, 1, 2, 2100}, {}, seed++);
@@ -158,7 +164,7 @@ TEST_CASE("Lrn mixed magnitudes: no cancellation at any size, either layout", "[
 // b = bias + alpha/size sum outside the positive normal floats: zero (bias 0,
 // a window of zeros: 0 * Inf = NaN), denormal, Inf (squares that overflow:
 // x * 0, or NaN for x = Inf), NaN. The kernels' fast power (Newton's method
-// on AVX-512 NHWC) hands such vectors to the exact form; every lane must come
+// on AVX-512) hands such vectors to the exact form; every lane must come
 // out as IEEE arithmetic in double says, next to ordinary lanes in the same
 // vector.
 TEST_CASE("Lrn where bias + alpha/size sum is zero, denormal, Inf or NaN", "[lrn]") {

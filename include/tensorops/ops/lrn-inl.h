@@ -1,5 +1,5 @@
-// LRN kernels. NCHW: per spatial vector, each channel's window summed down
-// the channel planes. NHWC: per pixel, the squares of its channel row in a
+// LRN kernels. NCHW: per block of columns, each channel's windows summed
+// down the channel planes. NHWC: per pixel, the squares of its channel row in a
 // zero-padded stack buffer, and each window summed from shifted loads.
 //
 // Included once per target through tensorops/kernels-inl.h.
@@ -24,24 +24,22 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // (bias + scale sum)^-beta, sum >= 0 (a sum of squares).
 // beta = 0.75 is 1/(sqrt(b) sqrt(sqrt(b))), 0.5 is 1/sqrt(b): square roots
-// and a division, all on the one unpipelined unit they share. With
-// kNewton, where one Newton step makes the reciprocal square root estimate
-// exact enough (kRsqrtNewtonSteps: AVX-512), t = 1/sqrt(b) comes from it
-// instead and 0.75 is t sqrt(t): one square root rather than two and a
-// division, and more accurate (2.7 ULP rather than 3.8 over b in [1, 16)).
-// Measured on Zen 4, 1x64x56x56: NHWC 7-10% faster with AVX-512; NCHW, whose
-// kernel waits on each channel's chain of loads and sums rather than on the
-// divider, 5% slower, so it passes kNewton = false. Where the estimate needs
+// and a division, all on the one unpipelined unit they share. Where one
+// Newton step makes the reciprocal square root estimate exact enough
+// (kRsqrtNewtonSteps: AVX-512), t = 1/sqrt(b) comes from it instead and 0.75
+// is t sqrt(t): one square root rather than two and a division, and more
+// accurate (2.7 ULP rather than 3.8 over b in [1, 16)); on Zen 4,
+// 1x64x56x56 NHWC is 7-10% faster, NCHW the same. Where the estimate needs
 // two steps (AVX2, NEON, SVE), they cost more than the divider time they
 // save (AVX2: NHWC the same, NCHW 15% slower, and slower still with no
 // square root at all), so those targets keep the divider. Vectors with some
 // b that is not a positive normal float (bias <= 0, overflow, NaN) take the
 // divider form everywhere: it gives IEEE's Inf and NaN.
-template <LrnPower kPower, bool kNewton, class D, class Job>
+template <LrnPower kPower, class D, class Job>
 HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
   const auto base = hn::MulAdd(sum, hn::Set(d, job.scale), hn::Set(d, job.bias));
   const auto one = hn::Set(d, 1.0f);
-  constexpr bool kUseNewton = kNewton && math::kRsqrtNewtonSteps == 1;
+  constexpr bool kUseNewton = math::kRsqrtNewtonSteps == 1;
   if constexpr (kPower == LrnPower::kThreeQuarters) {
     if (kUseNewton && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
       const auto t = math::ReciprocalSqrtNormal(d, base);
@@ -60,11 +58,19 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
 }
 
 // NCHW: one run of `w` contiguous elements in each of C channels (channel
-// planes `c_stride` bytes apart). Each window is summed from its own squares,
-// never by sliding (adding the entering square and subtracting the leaving
-// one): a subtraction cancels when channels of very different magnitude sit
-// side by side, and the error then grows to thousands of ULP. The planes of
-// one vector of columns stay in L1 while the channel walk passes them.
+// planes `c_stride` bytes apart), in blocks of kLrnColumnBlock columns:
+// within a block, channel by channel, each vector's window summed down its
+// planes. The vectors of a block are independent, so their chains of loads,
+// sums and powers overlap (walking the channels one vector of columns at a
+// time was bound by that chain's latency: 1.5x slower with AVX2), and the
+// block's slices of the planes in one window stay in L1 while the channel
+// walk passes them (each is read `size` times). Each window is summed from
+// its own squares, never by sliding (adding the entering square and
+// subtracting the leaving one): a subtraction cancels when channels of very
+// different magnitude sit side by side, and the error then grows to
+// thousands of ULP.
+inline constexpr size_t kLrnColumnBlock = 512;
+
 template <class T, LrnPower kPower, class Job>
 HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const Job& job) {
   const hn::ScalableTag<float> d;
@@ -73,21 +79,30 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
   const auto in = [&](size_t c, size_t j) {
     return reinterpret_cast<const T*>(x + c * job.src_stride[1]) + j;
   };
-  for (size_t j = 0; j < w; j += lanes) {
-    const size_t rest = HWY_MIN(lanes, w - j);
+  for (size_t begin = 0; begin < w; begin += kLrnColumnBlock) {
+    const size_t end = HWY_MIN(w, begin + kLrnColumnBlock);
     for (size_t c = 0; c < channels; ++c) {
       const size_t first = c >= job.lo ? c - job.lo : 0;
       const size_t last = HWY_MIN(channels - 1, c + job.hi);
-      // Each channel plane is its own stream: prefetch ahead in the newest.
-      if (c + job.hi < channels) hwy::Prefetch(in(c + job.hi, j + 4 * lanes));
-      auto sum = hn::Zero(d);
-      for (size_t k = first; k <= last; ++k) {
-        const auto v = LoadUpToAsF32<T>(d, in(k, j), rest);
-        sum = hn::MulAdd(v, v, sum);
+      T* out = reinterpret_cast<T*>(y + c * job.dst_stride[1]);
+      const auto window_sum = [&](size_t j, size_t count) {
+        auto sum = hn::Zero(d);
+        for (size_t k = first; k <= last; ++k) {
+          const auto v = LoadUpToAsF32<T>(d, in(k, j), count);
+          sum = hn::MulAdd(v, v, sum);
+        }
+        return sum;
+      };
+      size_t j = begin;
+      for (; j + lanes <= end; j += lanes) {
+        const auto factor = LrnFactor<kPower>(d, window_sum(j, lanes), job);
+        StoreFromF32<T>(d, hn::Mul(LoadAsF32<T>(d, in(c, j)), factor), out + j);
       }
-      const auto v = LoadUpToAsF32<T>(d, in(c, j), rest);
-      StoreUpToFromF32<T>(d, hn::Mul(v, LrnFactor<kPower, /*kNewton=*/false>(d, sum, job)),
-                          reinterpret_cast<T*>(y + c * job.dst_stride[1]) + j, rest);
+      if (j < end) {
+        const size_t rest = end - j;
+        const auto factor = LrnFactor<kPower>(d, window_sum(j, rest), job);
+        StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, in(c, j), rest), factor), out + j, rest);
+      }
     }
   }
 }
@@ -109,7 +124,7 @@ HWY_INLINE void LrnPixelUnbuffered(const T* x, T* y, const Job& job) {
       const auto v = LoadUpToAsF32<T>(d, x + k, 1);
       sum = hn::MulAdd(v, v, sum);
     }
-    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, 1), LrnFactor<kPower, /*kNewton=*/true>(d, sum, job)), y + c, 1);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, 1), LrnFactor<kPower>(d, sum, job)), y + c, 1);
   }
 }
 
@@ -138,7 +153,7 @@ HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY
     const size_t rest = HWY_MIN(lanes, channels - c);
     auto sum = hn::LoadU(d, row + c);
     for (size_t i = 1; i < size; ++i) sum = hn::Add(sum, hn::LoadU(d, row + c + i));
-    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, rest), LrnFactor<kPower, /*kNewton=*/true>(d, sum, job)), y + c, rest);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, rest), LrnFactor<kPower>(d, sum, job)), y + c, rest);
   }
 }
 

@@ -885,34 +885,54 @@ HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
 #endif
 }
 
-// How many Newton steps take ApproximateReciprocalSqrt to float precision.
-// Each step turns a relative error e into about 1.5 e^2, so an estimate of
-// 14 bits (AVX-512's vrsqrt14ps) needs one; 11.4 bits (SSE4/AVX2's
-// vrsqrtps: one step would leave 2^-22.3, up to 3 ULP), about 8 (NEON's and
-// SVE's frsqrte) or Highway's emulated estimate (SCALAR, EMU128: 9 bits)
-// need two. Any target not named here gets two: safe whatever its estimate.
+// The relative precision of ApproximateReciprocalSqrt, in bits: AVX-512's
+// vrsqrt14ps 14, SSSE3's to AVX2's vrsqrtps 11 (|error| <= 1.5 2^-12);
+// NEON's and SVE's frsqrte about 8, Highway's emulated estimate (SCALAR,
+// EMU128: a bit trick and one Newton step) about 9. Any target not named
+// here is taken to have 8.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-inline constexpr int kRsqrtNewtonSteps = 1;
+inline constexpr int kRsqrtEstimateBits = 14;
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+inline constexpr int kRsqrtEstimateBits = 11;
 #else
-inline constexpr int kRsqrtNewtonSteps = 2;
+inline constexpr int kRsqrtEstimateBits = 8;
 #endif
 
-// 1 / sqrt(v) for v a positive normal float, within about 1 ULP (the
-// estimate's error squared away; then the rounding of h t in each step and
-// of its last multiply-add), by multiply-adds alone: no square root and no
-// division. Those run on one unpipelined unit (Zen 4: a vsqrtps takes as
-// long as 8 multiply-adds, a vdivps 5), these on the multiply-add pipes.
-// Zero, denormals, Inf and NaN give garbage, which callers replace.
-// Step: with h = v/2, t' = t + t (1/2 - h t^2) = t (3 - v t^2) / 2.
+// Whether ReciprocalSqrtNormal is one refinement step on this target (the
+// estimate has 11 bits or more): callers weigh it against a square root and
+// a division by that.
+inline constexpr bool kRsqrtInOneStep = kRsqrtEstimateBits >= 11;
+
+// 1 / sqrt(v) for v a positive normal float, within about 1 ULP, by
+// multiply-adds alone: no square root and no division. Those run on one
+// unpipelined unit (Zen 4: a vsqrtps takes as long as 8 multiply-adds, a
+// vdivps 5), these on the multiply-add pipes. Zero, denormals, Inf and NaN
+// give garbage, which callers replace.
+// With e = 1 - v t^2 for the estimate t, 1/sqrt(v) = t (1 - e)^-1/2 =
+// t (1 + e/2 + 3e^2/8 + ...). A Newton step keeps e/2 (relative error
+// after: 1.5 e^2), Halley's keeps 3e^2/8 too (2.5 e^3 after): one Newton
+// step for a 14-bit estimate, one Halley step for 11 bits (one Newton step
+// would leave 2^-22.3, up to 3 ULP), two Newton steps below. Each step's own
+// rounding: (v/2) t rounded (2^-24 relative, halved in the result) and the
+// last multiply-add's. Written for a short chain of dependent operations
+// (three after the estimate for Newton): a form with one more step in the
+// chain and as many operations made LRN NHWC 11% slower with AVX-512.
+template <bool kHalley, class D>
+HWY_INLINE hn::Vec<D> ReciprocalSqrtStep(D d, hn::Vec<D> half_v, hn::Vec<D> t) {
+  const auto g = hn::NegMulAdd(hn::Mul(half_v, t), t, hn::Set(d, 0.5f));  // e / 2
+  if constexpr (kHalley) {  // t + t g (1 + 1.5 g)
+    return hn::MulAdd(hn::Mul(t, g), hn::MulAdd(g, hn::Set(d, 1.5f), hn::Set(d, 1.0f)), t);
+  }
+  return hn::MulAdd(t, g, t);
+}
+
 template <class D>
 HWY_INLINE hn::Vec<D> ReciprocalSqrtNormal(D d, hn::Vec<D> v) {
   const auto half_v = hn::Mul(v, hn::Set(d, 0.5f));
-  const auto half = hn::Set(d, 0.5f);
-  auto t = hn::ApproximateReciprocalSqrt(v);
-  for (int i = 0; i < kRsqrtNewtonSteps; ++i) {
-    t = hn::MulAdd(t, hn::NegMulAdd(hn::Mul(half_v, t), t, half), t);
-  }
-  return t;
+  const auto t = hn::ApproximateReciprocalSqrt(v);
+  if constexpr (kRsqrtEstimateBits >= 14) return ReciprocalSqrtStep<false>(d, half_v, t);
+  if constexpr (kRsqrtEstimateBits >= 11) return ReciprocalSqrtStep<true>(d, half_v, t);
+  return ReciprocalSqrtStep<false>(d, half_v, ReciprocalSqrtStep<false>(d, half_v, t));
 }
 
 // sin and cos share the reduction x = k pi/2 + r, |r| <= pi/4, done in double:

@@ -24,31 +24,30 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // (bias + scale sum)^-beta, sum >= 0 (a sum of squares).
 // beta = 0.75 is 1/(sqrt(b) sqrt(sqrt(b))), 0.5 is 1/sqrt(b): square roots
-// and a division, all on the one unpipelined unit they share. Where one
-// Newton step makes the reciprocal square root estimate exact enough
-// (kRsqrtNewtonSteps: AVX-512), t = 1/sqrt(b) comes from it instead and 0.75
-// is t sqrt(t): one square root rather than two and a division, and more
-// accurate (2.7 ULP rather than 3.8 over b in [1, 16)); on Zen 4,
-// 1x64x56x56 NHWC is 7-10% faster, NCHW the same. Where the estimate needs
-// two steps (AVX2, NEON, SVE), they cost more than the divider time they
-// save (AVX2: NHWC the same, NCHW 15% slower, and slower still with no
-// square root at all), so those targets keep the divider. Vectors with some
-// b that is not a positive normal float (bias <= 0, overflow, NaN) take the
-// divider form everywhere: it gives IEEE's Inf and NaN.
-template <LrnPower kPower, class D, class Job>
+// and a division, all on the one unpipelined unit they share. With
+// kEstimate, on targets whose reciprocal square root estimate needs one
+// refinement step (math::kRsqrtInOneStep: SSSE3 to AVX-512), t = 1/sqrt(b)
+// comes from it instead and 0.75 is t sqrt(t): one square root rather than
+// two and a division, for 4-5 more multiply-adds, and more accurate (0.75:
+// 2.7 ULP rather than 3.8 over b in [1, 16)). Which is faster depends on
+// what else keeps the multiply-add pipes busy, so each kernel states its
+// choice, measured (Zen 4, 1x64x56x56). Vectors with some b that is not a
+// positive normal float (bias <= 0, overflow, NaN) take the divider form:
+// it gives IEEE's Inf and NaN. Other betas: exp(-beta log b).
+template <LrnPower kPower, bool kEstimate, class D, class Job>
 HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
   const auto base = hn::MulAdd(sum, hn::Set(d, job.scale), hn::Set(d, job.bias));
   const auto one = hn::Set(d, 1.0f);
-  constexpr bool kUseNewton = math::kRsqrtNewtonSteps == 1;
+  constexpr bool kUseEstimate = kEstimate && math::kRsqrtInOneStep;
   if constexpr (kPower == LrnPower::kThreeQuarters) {
-    if (kUseNewton && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
+    if (kUseEstimate && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
       const auto t = math::ReciprocalSqrtNormal(d, base);
       return hn::Mul(t, hn::Sqrt(t));
     }
     const auto root = hn::Sqrt(base);
     return hn::Div(one, hn::Mul(root, hn::Sqrt(root)));
   } else if constexpr (kPower == LrnPower::kHalf) {
-    if (kUseNewton && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
+    if (kUseEstimate && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
       return math::ReciprocalSqrtNormal(d, base);
     }
     return hn::Div(one, hn::Sqrt(base));
@@ -68,7 +67,9 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
 // its own squares, never by sliding (adding the entering square and
 // subtracting the leaving one): a subtraction cancels when channels of very
 // different magnitude sit side by side, and the error then grows to
-// thousands of ULP.
+// thousands of ULP. The power keeps the divider form (LrnFactor): the
+// window's multiply-adds already load those pipes (with the estimate: AVX2
+// 6% slower, AVX-512 the same).
 inline constexpr size_t kLrnColumnBlock = 512;
 
 template <class T, LrnPower kPower, class Job>
@@ -95,12 +96,12 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
       };
       size_t j = begin;
       for (; j + lanes <= end; j += lanes) {
-        const auto factor = LrnFactor<kPower>(d, window_sum(j, lanes), job);
+        const auto factor = LrnFactor<kPower, /*kEstimate=*/false>(d, window_sum(j, lanes), job);
         StoreFromF32<T>(d, hn::Mul(LoadAsF32<T>(d, in(c, j)), factor), out + j);
       }
       if (j < end) {
         const size_t rest = end - j;
-        const auto factor = LrnFactor<kPower>(d, window_sum(j, rest), job);
+        const auto factor = LrnFactor<kPower, /*kEstimate=*/false>(d, window_sum(j, rest), job);
         StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, in(c, j), rest), factor), out + j, rest);
       }
     }
@@ -124,7 +125,8 @@ HWY_INLINE void LrnPixelUnbuffered(const T* x, T* y, const Job& job) {
       const auto v = LoadUpToAsF32<T>(d, x + k, 1);
       sum = hn::MulAdd(v, v, sum);
     }
-    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, 1), LrnFactor<kPower>(d, sum, job)), y + c, 1);
+    const auto factor = LrnFactor<kPower, /*kEstimate=*/true>(d, sum, job);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, 1), factor), y + c, 1);
   }
 }
 
@@ -142,7 +144,10 @@ HWY_INLINE void LrnFillSquares(const T* x, const Job& job, float* HWY_RESTRICT r
   }
 }
 
-// NHWC: the window of channel c + l is row[c + l + i], i in [0, size).
+// NHWC: the window of channel c + l is row[c + l + i], i in [0, size). The
+// sums are additions of stored squares, which leave the multiply-add pipes
+// to the power's estimate (LrnFactor; 1x64x56x56: AVX-512 7-10% faster,
+// AVX2 12%).
 template <class T, LrnPower kPower, class Job>
 HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY_RESTRICT row) {
   const hn::ScalableTag<float> d;
@@ -153,7 +158,8 @@ HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY
     const size_t rest = HWY_MIN(lanes, channels - c);
     auto sum = hn::LoadU(d, row + c);
     for (size_t i = 1; i < size; ++i) sum = hn::Add(sum, hn::LoadU(d, row + c + i));
-    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, rest), LrnFactor<kPower>(d, sum, job)), y + c, rest);
+    const auto factor = LrnFactor<kPower, /*kEstimate=*/true>(d, sum, job);
+    StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, x + c, rest), factor), y + c, rest);
   }
 }
 

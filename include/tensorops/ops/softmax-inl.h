@@ -212,8 +212,9 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
   auto sum = hn::Zero(d);
   const auto m = hn::Set(d, middle.value);
   const auto inv = hn::Set(d, oldest.value);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
+  const size_t full = n - n % lanes;
+  const size_t rest = n - full;
+  for (size_t i = 0; i < full; i += lanes) {
     if constexpr (kMax) {
       PrefetchAhead<4096>(newest.x + i);
       vmax = hn::Max(vmax, hn::LoadU(d, newest.x + i));
@@ -226,8 +227,8 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
     }
     if constexpr (kScale) hn::StoreU(hn::Mul(hn::LoadU(d, oldest.y + i), inv), d, oldest.y + i);
   }
-  if (i < n) {
-    const size_t rest = n - i;
+  if (rest) {
+    const size_t i = full;
     if constexpr (kMax) vmax = hn::Max(vmax, LoadPart<float>(d, newest.x + i, rest, neg_inf));
     if constexpr (kExp) {
       const auto diff = hn::Sub(LoadPart<float>(d, middle.x + i, rest, hn::Zero(d)), m);
@@ -250,6 +251,8 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
 // The rows the loop nest yields, through the pipeline: the first two pushes
 // fill it, Flush empties it.
 struct FloatRowsPipeline {
+  explicit FloatRowsPipeline(size_t row_length) : n(row_length) {}
+
   size_t n;
   size_t rows = 0;
   FloatRowInFlight middle, oldest;
@@ -360,7 +363,7 @@ struct Impl<SoftmaxKernel<T, kLog>> {
     auto* dst = reinterpret_cast<uint8_t*>(job.dst);
     if constexpr (!kLog && hwy::IsSame<T, float>()) {
       if (job.along_row) {
-        FloatRowsPipeline pipeline{job.nest.row};
+        FloatRowsPipeline pipeline(job.nest.row);
         ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
           pipeline.Push(reinterpret_cast<const float*>(src + offsets[0]),
                         reinterpret_cast<float*>(dst + offsets[1]));

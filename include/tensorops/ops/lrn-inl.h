@@ -94,13 +94,14 @@ HWY_INLINE void LrnChannelsFirst(const uint8_t* x, uint8_t* y, size_t w, const J
         }
         return sum;
       };
-      size_t j = begin;
-      for (; j + lanes <= end; j += lanes) {
+      const size_t rest = (end - begin) % lanes;  // lanes need not divide the block (SVE)
+      const size_t full_end = end - rest;
+      for (size_t j = begin; j < full_end; j += lanes) {
         const auto factor = LrnFactor<kPower, /*kEstimate=*/false>(d, window_sum(j, lanes), job);
         StoreFromF32<T>(d, hn::Mul(LoadAsF32<T>(d, in(c, j)), factor), out + j);
       }
-      if (j < end) {
-        const size_t rest = end - j;
+      if (rest) {
+        const size_t j = full_end;
         const auto factor = LrnFactor<kPower, /*kEstimate=*/false>(d, window_sum(j, rest), job);
         StoreUpToFromF32<T>(d, hn::Mul(LoadUpToAsF32<T>(d, in(c, j), rest), factor), out + j, rest);
       }

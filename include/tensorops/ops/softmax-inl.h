@@ -88,8 +88,9 @@ HWY_INLINE hn::Vec<D> LoadPart(D d, const T* p, size_t rest, hn::Vec<D> fill) {
 // (softmax 1000x1000 with AVX2: 9% faster with four). NaN may be lost here;
 // it still reaches every output through the sum of exps.
 template <class T, class D>
-HWY_INLINE hn::Vec<D> RowMax(D d, const T* x, size_t n, hn::Vec<D> neg_inf) {
+HWY_INLINE hn::Vec<D> RowMax(D d, const T* x, size_t n) {
   const size_t lanes = hn::Lanes(d);
+  const auto neg_inf = hn::Neg(hn::Inf(d));
   auto m0 = neg_inf, m1 = neg_inf, m2 = neg_inf, m3 = neg_inf;
   size_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
@@ -104,19 +105,18 @@ HWY_INLINE hn::Vec<D> RowMax(D d, const T* x, size_t n, hn::Vec<D> neg_inf) {
 }
 
 // One row of n contiguous elements along the axis: full vectors in the main
-// loops, the partial last vector (if any) masked.
+// loops, the partial last vector (if any) masked. LogSoftmax, and Softmax
+// stored as float16/bfloat16 (whose scaling pass recomputes the exps: they
+// were not stored exactly); float Softmax rows go through FloatRowsPipeline.
 template <class T, bool kLog>
 HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
+  static_assert(kLog || !hwy::IsSame<T, float>(), "float Softmax rows: FloatRowsPipeline");
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   const size_t full = n - n % lanes;
   const size_t rest = n - full;
-  const auto neg_inf = hn::Set(d, -hwy::HighestValue<float>() * 2.0f);
   const auto valid = hn::FirstN(d, rest);
-  const auto m = hn::MaxOfLanes(d, RowMax<T>(d, x, n, neg_inf));
-  // Stored exps are reused by the scaling pass only when they were stored
-  // exactly (float); narrower storage recomputes them.
-  constexpr bool kReuse = !kLog && hwy::IsSame<T, float>();
+  const auto m = hn::MaxOfLanes(d, RowMax<T>(d, x, n));
   if constexpr (kLog) {
     auto sum_rest = hn::Zero(d);
     auto n_max = hn::Zero(d);
@@ -148,24 +148,15 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
     for (size_t i = 0; i < full; i += lanes) {
       PrefetchAhead<4096>(x + i);
       PrefetchAhead<4096>(y + i);
-      const auto e = ExpOfDiff(d, hn::Sub(LoadAsF32<T>(d, x + i), m));
-      vsum = hn::Add(vsum, e);
-      if constexpr (kReuse) StoreFromF32<T>(d, e, y + i);
+      vsum = hn::Add(vsum, ExpOfDiff(d, hn::Sub(LoadAsF32<T>(d, x + i), m)));
     }
     if (rest) {
-      const auto e = hn::IfThenElseZero(
-          valid, ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m)));
-      vsum = hn::Add(vsum, e);
-      if constexpr (kReuse) StoreUpToFromF32<T>(d, e, y + full, rest);
+      const auto diff = hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m);
+      vsum = hn::Add(vsum, hn::IfThenElseZero(valid, ExpOfDiff(d, diff)));
     }
     const auto inv = hn::Div(hn::Set(d, 1.0f), hn::SumOfLanes(d, vsum));
     const auto scaled = [&](size_t i, size_t count) {
-      if constexpr (kReuse) {
-        return hn::Mul(LoadPart<float>(d, reinterpret_cast<const float*>(y) + i, count, hn::Zero(d)),
-                       inv);
-      } else {
-        return hn::Mul(ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
-      }
+      return hn::Mul(ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
     };
     for (size_t i = 0; i < full; i += lanes) StoreFromF32<T>(d, scaled(i, lanes), y + i);
     if (rest) StoreUpToFromF32<T>(d, scaled(full, rest), y + full, rest);
@@ -207,7 +198,7 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
                                 FloatRowInFlight& oldest) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
-  const auto neg_inf = hn::Set(d, -hwy::HighestValue<float>() * 2.0f);
+  const auto neg_inf = hn::Neg(hn::Inf(d));
   auto vmax = neg_inf;  // one accumulator: the exps hide Max's latency
   auto sum = hn::Zero(d);
   const auto m = hn::Set(d, middle.value);
@@ -263,8 +254,7 @@ struct FloatRowsPipeline {
     if constexpr (!kMaxInPipeline) {
       // The max in a pass of its own: the row enters the pipeline with it.
       const hn::ScalableTag<float> d;
-      const auto neg_inf = hn::Set(d, -hwy::HighestValue<float>() * 2.0f);
-      newest.value = hn::GetLane(hn::MaxOfLanes(d, RowMax<float>(d, x, n, neg_inf)));
+      newest.value = hn::GetLane(hn::MaxOfLanes(d, RowMax<float>(d, x, n)));
       middle = newest;
       if (rows == 0) {
         SoftmaxRowsStep<false, true, false>(n, none, middle, oldest);
@@ -361,7 +351,8 @@ struct Impl<SoftmaxKernel<T, kLog>> {
   static void Run(const SoftmaxKernel<T, kLog>&, const typename SoftmaxKernel<T, kLog>::Job& job) {
     const auto* src = reinterpret_cast<const uint8_t*>(job.src);
     auto* dst = reinterpret_cast<uint8_t*>(job.dst);
-    if constexpr (!kLog && hwy::IsSame<T, float>()) {
+    constexpr bool kFloatRows = !kLog && hwy::IsSame<T, float>();
+    if constexpr (kFloatRows) {
       if (job.along_row) {
         FloatRowsPipeline pipeline(job.nest.row);
         ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
@@ -374,8 +365,10 @@ struct Impl<SoftmaxKernel<T, kLog>> {
     }
     ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
       if (job.along_row) {
-        SoftmaxRow<T, kLog>(reinterpret_cast<const T*>(src + offsets[0]),
-                            reinterpret_cast<T*>(dst + offsets[1]), job.nest.row);
+        if constexpr (!kFloatRows) {  // else taken above
+          SoftmaxRow<T, kLog>(reinterpret_cast<const T*>(src + offsets[0]),
+                              reinterpret_cast<T*>(dst + offsets[1]), job.nest.row);
+        }
       } else {
         SoftmaxColumns<T, kLog>(src + offsets[0], dst + offsets[1], job.count, job.nest.row,
                                 job.axis_stride);

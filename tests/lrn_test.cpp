@@ -163,10 +163,10 @@ TEST_CASE("Lrn mixed magnitudes: no cancellation at any size, either layout", "[
 
 // b = bias + alpha/size sum outside the positive normal floats: zero (bias 0,
 // a window of zeros: 0 * Inf = NaN), denormal, Inf (squares that overflow:
-// x * 0, or NaN for x = Inf), NaN. The kernels' fast power (Newton's method
-// on AVX-512) hands such vectors to the exact form; every lane must come
-// out as IEEE arithmetic in double says, next to ordinary lanes in the same
-// vector.
+// x * 0, or NaN for x = Inf), NaN. The kernels' fast power (the reciprocal
+// square root estimate, NHWC on SSSE3 to AVX-512) hands such vectors to the
+// exact form; every lane must come out as IEEE arithmetic in double says,
+// next to ordinary lanes in the same vector.
 TEST_CASE("Lrn where bias + alpha/size sum is zero, denormal, Inf or NaN", "[lrn]") {
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {0.0f, -0.0f, 1e-20f, -3e-21f, 1e30f, -2e25f, inf, -inf,

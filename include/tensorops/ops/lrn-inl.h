@@ -37,22 +37,20 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <LrnPower kPower, bool kEstimate, class D, class Job>
 HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
   const auto base = hn::MulAdd(sum, hn::Set(d, job.scale), hn::Set(d, job.bias));
-  const auto one = hn::Set(d, 1.0f);
-  constexpr bool kUseEstimate = kEstimate && math::kRsqrtInOneStep;
-  if constexpr (kPower == LrnPower::kThreeQuarters) {
-    if (kUseEstimate && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
+  constexpr bool kThreeQuarters = kPower == LrnPower::kThreeQuarters;
+  if constexpr (kPower == LrnPower::kGeneral) {
+    return math::Exp(d, hn::Mul(hn::Set(d, -job.beta), math::Log(d, base)));
+  } else {
+    if (kEstimate && math::kRsqrtInOneStep &&
+        HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
       const auto t = math::ReciprocalSqrtNormal(d, base);
-      return hn::Mul(t, hn::Sqrt(t));
+      if constexpr (kThreeQuarters) return hn::Mul(t, hn::Sqrt(t));
+      return t;
     }
     const auto root = hn::Sqrt(base);
-    return hn::Div(one, hn::Mul(root, hn::Sqrt(root)));
-  } else if constexpr (kPower == LrnPower::kHalf) {
-    if (kUseEstimate && HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
-      return math::ReciprocalSqrtNormal(d, base);
-    }
-    return hn::Div(one, hn::Sqrt(base));
-  } else {
-    return math::Exp(d, hn::Mul(hn::Set(d, -job.beta), math::Log(d, base)));
+    const auto one = hn::Set(d, 1.0f);
+    if constexpr (kThreeQuarters) return hn::Div(one, hn::Mul(root, hn::Sqrt(root)));
+    return hn::Div(one, root);
   }
 }
 

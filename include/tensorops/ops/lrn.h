@@ -14,8 +14,9 @@
 // magnitudes (a sliding sum, adding the entering square and subtracting the
 // leaving one, was thousands of ULP off where channels of 1e2 sat next to
 // channels of 1e-1). The power is 1/(sqrt(b) sqrt(sqrt(b))) for beta = 0.75
-// (AlexNet, GoogLeNet), 1/sqrt(b) for 0.5, exp(-beta log b) otherwise; on
-// AVX-512, 1/sqrt(b) comes from the estimate and a Newton step (lrn-inl.h).
+// (AlexNet, GoogLeNet), 1/sqrt(b) for 0.5, exp(-beta log b) otherwise; NHWC
+// on SSSE3 to AVX-512 takes 1/sqrt(b) from the hardware estimate and one
+// refinement step instead (lrn-inl.h, LrnFactor).
 //
 // Accuracy (float, bias >= 0), in ULP of the exactly rounded result, for a
 // window of n channels (n = size away from the edges):

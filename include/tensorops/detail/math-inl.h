@@ -658,9 +658,10 @@ HWY_INLINE hn::Vec<D> ErfByPieces(D d, hn::Vec<D> a, hn::Vec<D> x) {
   const auto shifted = hn::Sub(a, LookupLanes(d, kTables.centers, piece));
   const auto t = hn::IfThenElse(is_small, hn::Mul(a, a), shifted);
   const auto q = PolynomialPerLane(d, t, kTables.coefficients, piece);
-  const auto factor = hn::IfThenElse(is_small, a, shifted);
+  // Piece 0's center is 0, so `shifted` is a itself there: the factor of q
+  // in every piece.
   const auto base = hn::IfThenElse(is_small, a, LookupLanes(d, kTables.values, piece));
-  return hn::CopySignToAbs(hn::MulAdd(factor, q, base), x);
+  return hn::CopySignToAbs(hn::MulAdd(shifted, q, base), x);
 }
 
 // erf(x): a vector entirely below |x| = 0.8 takes ErfSmall, one entirely

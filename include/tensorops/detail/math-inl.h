@@ -438,6 +438,29 @@ HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
   return hn::IfThenElse(finite, result, Log(d, u));
 }
 
+// log(1 + exp(-|x|)), softplus's and log-sigmoid's tail. As Log1p(Exp(-|x|))
+// exp's final rounding reached the result almost whole (at e = exp(-1.26)
+// log1p's relative condition e / ((1 + e) log1p(e)) is 0.89): softplus 2.11
+// ULP over all floats. So e = 2^k (1 + q) is kept as its rounded value and
+// the exact error of 1 + q (Fast2Sum, |q| < 1/2), and Log1p's correction
+// takes that error too. e <= 1, so u = 1 + e is in [1, 2]: Log's fast path,
+// no Inf or 0; e_err may underflow where e is tiny, and there the result is e.
+// NaN passes through.
+template <class D>
+HWY_INLINE hn::Vec<D> Log1pExpNegAbs(D d, hn::Vec<D> x) {
+  const auto one = hn::Set(d, 1.0f);
+  hn::Vec<D> q;
+  ExpScale<D> k;
+  ExpSplit</*kHasLow=*/false, /*kPrecise=*/true>(d, hn::Neg(hn::Abs(x)), x, q, k);
+  const auto p = ExpMantissa(d, q);
+  const auto p_err = hn::Add(hn::Sub(one, p), q);  // exact
+  const auto e = ScaleByPow2(d, p, k);
+  const auto e_err = ScaleByPow2(d, p_err, k);
+  const auto u = hn::Add(one, e);
+  const auto correction = hn::Div(hn::Add(hn::Sub(e, hn::Sub(u, one)), e_err), u);
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Add(Log(d, u), correction));
+}
+
 // tanh(x) = x + x^3 T(x^2) for |x| < 0.625; T's error reaches tanh damped by
 // x^2, and is fitted for that (degree 4).
 template <class D>

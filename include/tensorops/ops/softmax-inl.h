@@ -26,7 +26,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // log(sigmoid(d)) = min(d, 0) - log(1 + exp(-|d|)), without overflow.
 template <class D>
 HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
-  const auto tail = math::Log1p(d, math::Exp(d, hn::Neg(hn::Abs(v))));
+  const auto tail = math::Log1pExpNegAbs(d, v);
   return hn::Sub(hn::Min(v, hn::Zero(d)), tail);
 }
 

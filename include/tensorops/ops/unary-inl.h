@@ -71,7 +71,7 @@ HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
   if constexpr (kKind == K::kSoftplus) {
     // max(x, 0) + log(1 + exp(-|x|)): exp never overflows, log1p keeps the
     // small tail exact (softplus(-100) is a denormal, not 0).
-    const auto tail = math::Log1p(d, math::Exp(d, hn::Neg(hn::Abs(x))));
+    const auto tail = math::Log1pExpNegAbs(d, x);
     return hn::Add(hn::IfThenZeroElse(hn::Lt(x, zero), x), tail);
   }
   if constexpr (kKind == K::kHardSigmoid) {

@@ -425,40 +425,44 @@ HWY_INLINE hn::Vec<D> Log(D d, hn::Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, result);
 }
 
-// log(1 + y). u = 1 + y rounds away part of y; the correction (y - (u - 1)) / u
-// puts it back (Goldberg's trick), so small y keep full relative accuracy.
+// log(1 + y + y_err) for y_err far below an ULP of y (the exact error of a
+// rounded y, or 0) and u = 1 + y finite and nonzero. u rounds away part of
+// y; the correction (y - (u - 1) + y_err) / u puts it back (Goldberg's
+// trick), so small y keep full relative accuracy.
 template <class D>
-HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
+HWY_INLINE hn::Vec<D> Log1pWithError(D d, hn::Vec<D> y, hn::Vec<D> y_err) {
   const auto one = hn::Set(d, 1.0f);
   const auto u = hn::Add(one, y);
-  const auto correction = hn::Div(hn::Sub(y, hn::Sub(u, one)), u);
-  const auto result = hn::Add(Log(d, u), correction);
+  const auto correction = hn::Div(hn::Add(hn::Sub(y, hn::Sub(u, one)), y_err), u);
+  return hn::Add(Log(d, u), correction);
+}
+
+// log(1 + y).
+template <class D>
+HWY_INLINE hn::Vec<D> Log1p(D d, hn::Vec<D> y) {
+  const auto u = hn::Add(hn::Set(d, 1.0f), y);
   // u = +Inf or 0: the correction is NaN; log(u) alone is right.
   const auto finite = hn::And(hn::IsFinite(u), hn::Ne(u, hn::Zero(d)));
-  return hn::IfThenElse(finite, result, Log(d, u));
+  return hn::IfThenElse(finite, Log1pWithError(d, y, hn::Zero(d)), Log(d, u));
 }
 
 // log(1 + exp(-|x|)), softplus's and log-sigmoid's tail. As Log1p(Exp(-|x|))
 // exp's final rounding reached the result almost whole (at e = exp(-1.26)
 // log1p's relative condition e / ((1 + e) log1p(e)) is 0.89): softplus 2.11
 // ULP over all floats. So e = 2^k (1 + q) is kept as its rounded value and
-// the exact error of 1 + q (Fast2Sum, |q| < 1/2), and Log1p's correction
-// takes that error too. e <= 1, so u = 1 + e is in [1, 2]: Log's fast path,
-// no Inf or 0; e_err may underflow where e is tiny, and there the result is e.
+// the exact error of 1 + q (Fast2Sum, |q| < 1/2), and log1p's correction
+// takes that error too. e <= 1, so 1 + e is in [1, 2]: Log's fast path, no
+// Inf or 0; e_err may underflow where e is tiny, and there the result is e.
 // NaN passes through.
 template <class D>
 HWY_INLINE hn::Vec<D> Log1pExpNegAbs(D d, hn::Vec<D> x) {
-  const auto one = hn::Set(d, 1.0f);
   hn::Vec<D> q;
   ExpScale<D> k;
   ExpSplit</*kHasLow=*/false, /*kPrecise=*/true>(d, hn::Neg(hn::Abs(x)), x, q, k);
   const auto p = ExpMantissa(d, q);
-  const auto p_err = hn::Add(hn::Sub(one, p), q);  // exact
-  const auto e = ScaleByPow2(d, p, k);
-  const auto e_err = ScaleByPow2(d, p_err, k);
-  const auto u = hn::Add(one, e);
-  const auto correction = hn::Div(hn::Add(hn::Sub(e, hn::Sub(u, one)), e_err), u);
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Add(Log(d, u), correction));
+  const auto p_err = hn::Add(hn::Sub(hn::Set(d, 1.0f), p), q);  // exact
+  const auto tail = Log1pWithError(d, ScaleByPow2(d, p, k), ScaleByPow2(d, p_err, k));
+  return hn::IfThenElse(hn::IsNaN(x), x, tail);
 }
 
 // tanh(x) = x + x^3 T(x^2) for |x| < 0.625; T's error reaches tanh damped by

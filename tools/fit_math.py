@@ -140,6 +140,26 @@ def main():
     for degree in (4, 5):
         fit("exp: P(r) = (exp(r)-1-r)/r^2", lambda r: (mp.exp(r) - 1 - r) / r**2 if r else mp.mpf(0.5),
             -h, h, degree, weight=lambda r: (mp.exp(r)) / max(r * r, mp.mpf('1e-30')))
+    # exp by a table of eight entries (math-inl.h, ExpByTable):
+    # exp(r) = 1 + r U(r) on |r| <= ln2/16 (slack for the rounding of k);
+    # U's error reaches exp scaled by |r| / exp(r). Degree 2 (kExpTableU2) and
+    # 3 (kExpTableU3).
+    h = mp.log(2) / 16 * mp.mpf('1.02')
+    for degree in (2, 3):
+        fit_weighted("exp by table: U(r) = (exp(r)-1)/r",
+                     lambda r: mp.expm1(r) / r if r else mp.mpf(1), -h, h, degree, lambda r: mp.exp(r) / max(abs(r), mp.mpf('1e-30')), mp.mpf(0),
+                     nodes=120, rounds=30)
+    # The table: T_j = 2^(j/8) rounded to float, printed as its bits less
+    # j << 20 (kExp2EighthsBits), and T_j's relative error (kExp2EighthsLow).
+    bits, lows = [], []
+    for j in range(8):
+        t = mp.mpf(2)**(mp.mpf(j) / 8)
+        rounded_t = to_float(t)
+        bits.append(struct.unpack('I', struct.pack('f', rounded_t))[0] - (j << 20))
+        lows.append(to_float((t - mp.mpf(rounded_t)) / mp.mpf(rounded_t)))
+    print("// exp table: T_j's bits less j << 20, then (2^(j/8) - T_j) / T_j")
+    print("   " + ", ".join(f"{b:#010x}u" for b in bits))
+    print("   " + ", ".join(f"{c:.9g}f" for c in lows))
     # log(m) = 2s + s^3 Q(s^2), s = (m-1)/(m+1), m in [sqrt(.5), sqrt(2)].
     smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
     fit("log: Q(u) = (log((1+s)/(1-s)) - 2s)/s^3, u = s^2",

@@ -89,6 +89,12 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Whether LookupLanes is a single permute for vectors of D: callers choose
+// between a table and more arithmetic by it.
+template <class D>
+inline constexpr bool kLookupIsOnePermute =
+    !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) >= detail::kLaneTableEntries;
+
 // Lane i of the result is table.entry[index[i]], for indices in [0, 8).
 // Callers look up several tables with one index; the index conversion and the
 // half select below are the same expressions each time, and the compiler
@@ -98,7 +104,7 @@ HWY_INLINE hn::Vec<D> LookupLanes(D d, const detail::LaneTable& table,
                                   hn::Vec<hn::RebindToSigned<D>> index) {
   if constexpr (hn::MaxLanes(d) == 1) {
     return hn::Set(d, table.entry[hn::GetLane(index)]);
-  } else if constexpr (!HWY_HAVE_SCALABLE && hn::MaxLanes(d) >= detail::kLaneTableEntries) {
+  } else if constexpr (kLookupIsOnePermute<D>) {
     return hn::TableLookupLanes(hn::Load(d, table.entry), hn::IndicesFromVec(d, index));
   } else {
     static_assert(HWY_HAVE_SCALABLE || hn::MaxLanes(d) >= 4, "partial vectors need 4 lanes");

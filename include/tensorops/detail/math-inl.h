@@ -22,7 +22,10 @@
 #define TENSOROPS_DETAIL_MATH_INL_H_
 #endif
 
+#include <stdint.h>
+
 #include <array>
+#include <bit>
 
 #include <hwy/highway.h>
 
@@ -175,17 +178,18 @@ inline constexpr float kExpDegree7[] = {1.0f, 1.0f, 0.5f, 0.166666672f, 0.041666
 template <int kScaleLog2>
 constexpr float kPow2 = kScaleLog2 >= 0 ? float(1 << kScaleLog2) : 1.0f / float(1 << -kScaleLog2);
 
-// c[i] 2^(i s): the coefficients of p(2^s t) for those of p(t), exact.
-template <int kScaleLog2, size_t N>
+// c[i] 2^(i s): the coefficients of p(2^s t) for those of p(t), exact;
+// with kTimesT, c[i] 2^((i + 1) s), those of 2^s t p(2^s t) / t.
+template <int kScaleLog2, size_t N, bool kTimesT = false>
 constexpr std::array<float, N> ScaledCoefficients(const float (&c)[N]) {
   std::array<float, N> scaled{};
-  float factor = 1.0f;
+  float factor = kTimesT ? kPow2<kScaleLog2> : 1.0f;
   for (size_t i = 0; i < N; ++i, factor *= kPow2<kScaleLog2>) scaled[i] = c[i] * factor;
   return scaled;
 }
 
 // exp(2^s r) - 1 = 2^s r + (2^s r)^2 P(2^s r), for callers that need
-// q = exp(r) - 1 apart (s = 0 but in ExpOfReduced). P by PolynomialPairs:
+// q = exp(r) - 1 apart (s = 0 but in ExpByPolynomial). P by PolynomialPairs:
 // its roundings reach q scaled by r^2 <= 0.12, and the chain is shorter.
 template <bool kPrecise = false, int kScaleLog2 = 0, class D>
 HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
@@ -197,7 +201,8 @@ HWY_INLINE hn::Vec<D> ExpMinus1(D d, hn::Vec<D> r) {
   return hn::MulAdd(r2, p, linear);
 }
 
-// k = round(2^s x / ln2) for |2^s x| < 2^21, as a float and as the bits of
+// k = round(2^s x / ln2) for |2^s x| < 2^21 (s may be negative, or 3 for
+// multiples of ln2 / 8), as a float and as the bits of
 // 1.5 * 2^23 + k: adding 1.5 * 2^23 leaves no fraction bits, so the sum is
 // rounded to an integer (to nearest even, like Round) and that integer sits
 // in the low bits of the sum's mantissa. Cheaper than Round + ConvertTo
@@ -210,6 +215,22 @@ HWY_INLINE hn::Vec<D> RoundToLn2Multiple(D d, hn::Vec<D> x,
   const auto biased = hn::MulAdd(x, hn::Set(d, 1.44269504f * kPow2<kScaleLog2>), shifter);
   biased_bits = hn::BitCast(di, biased);
   return hn::Sub(biased, shifter);
+}
+
+// x - k ln2 / 2^s, for k from RoundToLn2Multiple<s>: ln2 in two parts, as
+// in ExpSplitUnclamped (ln2_hi has 9 significant bits and |k| < 2^11, so
+// k ln2_hi / 2^s is exact). kOneStep, where multiply-add fuses: ln2 rounded
+// to float, off by k 1.9e-9 / 2^s, for callers whose result damps that
+// error or whose argument already carries a larger one.
+template <int kScaleLog2, bool kOneStep, class D>
+HWY_INLINE hn::Vec<D> ReduceByLn2Multiple(D d, hn::Vec<D> x, hn::Vec<D> k) {
+  constexpr float kInvScale = 1.0f / kPow2<kScaleLog2>;
+  if constexpr (kOneStep && HWY_NATIVE_FMA) {
+    return hn::NegMulAdd(k, hn::Set(d, 0.693147182f * kInvScale), x);
+  } else {
+    const auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f * kInvScale), x);
+    return hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f * kInvScale), r);
+  }
 }
 
 // q = exp(r) - 1 with |q| < 0.5, and k, for |hi + lo| <= 174 (no clamp).
@@ -262,22 +283,90 @@ HWY_INLINE hn::Vec<D> ExpOfReduced(D d, hn::Vec<D> r) {
   }
 }
 
-// exp(2^s x) for |2^s x| < 87.3, where every result is a normal float (no
-// clamp, no NaN, no two-step scaling): 2^k goes straight into the exponent
-// bits. The factor 2^s folds into the constants (x / ln2 and the reduced
-// argument's polynomial), exactly. Other inputs give garbage, which callers
-// replace.
-template <bool kPrecise = false, int kScaleLog2 = 0, class D>
-HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
-  constexpr float s = kPow2<kScaleLog2>;
+// ExpNormalRange (below) where a per-lane lookup takes more than one
+// permute: exp(y) = 2^k exp(r) with k = round(y / ln2), |r| <= ln2/2, 2^k
+// straight into the exponent bits of exp(r)'s polynomial.
+template <bool kPrecise, int kScaleLog2, bool kOneStep, class D>
+HWY_INLINE hn::Vec<D> ExpByPolynomial(D d, hn::Vec<D> x) {
   ExpScale<D> biased_bits;
   const auto k = RoundToLn2Multiple<kScaleLog2>(d, x, biased_bits);
-  // r / 2^s, with ln2 in two parts as in ExpSplitUnclamped.
-  auto r = hn::NegMulAdd(k, hn::Set(d, 0.693359375f / s), x);
-  r = hn::NegMulAdd(k, hn::Set(d, -2.12194440e-4f / s), r);
+  const auto r = ReduceByLn2Multiple<kScaleLog2, kOneStep>(d, x, k);  // r / 2^s
   const auto p = ExpOfReduced<kPrecise, kScaleLog2>(d, r);
   // The biased bits are k + 0x4B400000, a multiple of 512 apart from k.
   return ScaleByPow2Normal(d, p, biased_bits);
+}
+
+// ExpNormalRange (below) from a table of eight entries:
+// exp(y) = 2^(k/8) exp(r) with k = round(8 y / ln2) and |r| <= ln2/16.
+// With k = 8 m + j, 2^(k/8) = 2^m T_j, where the float T_j = 2^(j/8)
+// (rounded) comes from a per-lane lookup (lane_table-inl.h) and 2^m goes
+// straight into its exponent bits. What T_j's rounding left out, its
+// relative error c_j, is a second lookup and joins the polynomial as its
+// constant term: exp(y) = s + s q with s = 2^m T_j and q = c_j + r U(r)
+// (c_j q, below 1.5e-9, is dropped). On |r| <= ln2/16 a cubic q is within
+// 3e-8 of exp's relative error (softmax's sums and SiLU's fast path, whose
+// own roundings dominate) and a quartic within 5e-10 (kPrecise: exp itself,
+// 0.87 -> 0.80 ULP; sigmoid 1.87 as before, 2.17 with the cubic).
+// Either is far shorter than the degree 6 and 7 that |r| <= ln2/2 needed,
+// and the lookups run beside the reduction, off the chain of dependent
+// steps, which is what bounds these kernels on Zen 5 (see PolynomialPairs).
+// bench/ab.py, 1M floats, AVX-512 / AVX2: exp 109 -> 88 / 199 -> 171 us,
+// sigmoid 200 -> 182 / 400 -> 359, softmax 1000x1000 144 -> 136 / 245 -> 215.
+// The factor 2^s folds into the constants exactly. Garbage inputs give
+// garbage, never an index outside the table.
+inline constexpr float kExpTableU3[] = {1.0f, 0.5f, 0.166686967f, 0.0416654982f};
+inline constexpr float kExpTableU2[] = {1.0f, 0.500067413f, 0.166642025f};
+
+// The table's entries, from tools/fit_math.py: T_j's bits less j << 20 (so
+// that adding k << 20 adds m to the exponent) and c_j = (2^(j/8) - T_j) / T_j.
+inline constexpr uint32_t kExp2EighthsBits[8] = {0x3f800000u, 0x3f7b95c2u, 0x3f7837f0u,
+                                                 0x3f75fed7u, 0x3f7504f3u, 0x3f75672au,
+                                                 0x3f7744fdu, 0x3f7ac0c7u};
+inline constexpr float kExp2EighthsLow[8] = {0.0f,           -1.19921575e-08f, 3.19341815e-08f,
+                                             -3.09907193e-08f, 1.71142709e-08f, 5.23333421e-09f,
+                                             -1.47196051e-08f, -6.12825968e-09f};
+inline constexpr detail::LaneTable kExp2EighthsBitsTable = [] {
+  float as_floats[8] = {};
+  for (size_t j = 0; j < 8; ++j) as_floats[j] = std::bit_cast<float>(kExp2EighthsBits[j]);
+  return detail::ValueTable(as_floats);
+}();
+inline constexpr detail::LaneTable kExp2EighthsLowTable = detail::ValueTable(kExp2EighthsLow);
+
+template <bool kPrecise, int kScaleLog2, bool kOneStep, class D>
+HWY_INLINE hn::Vec<D> ExpByTable(D d, hn::Vec<D> x) {
+  const hn::RebindToSigned<D> di;
+  // k = round(8 2^s x / ln2), r / 2^s = x - k ln2 / (8 2^s).
+  ExpScale<D> biased_bits;
+  const auto k = RoundToLn2Multiple<kScaleLog2 + 3>(d, x, biased_bits);
+  const auto r = ReduceByLn2Multiple<kScaleLog2 + 3, kOneStep>(d, x, k);
+  // The biased bits are k plus a multiple of 8: their low three bits are j,
+  // and shifted by 20 they leave k << 20 = (m << 23) + (j << 20).
+  const auto j = hn::And(biased_bits, hn::Set(di, 7));
+  const auto table_bits = hn::BitCast(di, LookupLanes(d, kExp2EighthsBitsTable, j));
+  const auto scale = hn::BitCast(d, hn::Add(table_bits, hn::ShiftLeft<20>(biased_bits)));
+  // q = c_j + 2^s r U(2^s r), 2^s folded into U's coefficients.
+  static constexpr auto kU3 = ScaledCoefficients<kScaleLog2, 4, /*kTimesT=*/true>(kExpTableU3);
+  static constexpr auto kU2 = ScaledCoefficients<kScaleLog2, 3, /*kTimesT=*/true>(kExpTableU2);
+  const auto u = kPrecise ? Polynomial(d, r, kU3) : Polynomial(d, r, kU2);
+  const auto q = hn::MulAdd(u, r, LookupLanes(d, kExp2EighthsLowTable, j));
+  return hn::MulAdd(scale, q, scale);
+}
+
+// exp(2^s x) for |2^s x| < 87.3, where every result is a normal float (no
+// clamp, no NaN, no two-step scaling). kPrecise: exp itself and sigmoid;
+// without, exp for callers whose own roundings dominate (softmax, SiLU's
+// fast path). kOneStep: see ReduceByLn2Multiple. By the table where its
+// lookup is one permute (AVX2, AVX-512); elsewhere the two lookups cost more
+// than the polynomial terms they save (SSE4: softmax 26% slower with the
+// table), and those targets keep ExpByPolynomial. Inputs outside the range
+// give garbage, which callers replace.
+template <bool kPrecise = false, int kScaleLog2 = 0, bool kOneStep = false, class D>
+HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
+  if constexpr (kLookupIsOnePermute<D>) {
+    return ExpByTable<kPrecise, kScaleLog2, kOneStep>(d, x);
+  } else {
+    return ExpByPolynomial<kPrecise, kScaleLog2, kOneStep>(d, x);
+  }
 }
 
 // ExpNormalRange's result in a shorter chain, for callers whose result damps
@@ -285,20 +374,22 @@ HWY_INLINE hn::Vec<D> ExpNormalRange(D d, hn::Vec<D> x) {
 //  - the reduction in one step, with ln2 rounded to float: r is off by
 //    k (ln2 - float(ln2)) / 2^s, a relative error of |k| 1.9e-9 in the
 //    result (2.2e-7 at |k| = 115);
-//  - the polynomial by PolynomialPairs (16 cycles deep instead of 24).
+//  - no table: a degree-6 polynomial by PolynomialPairs (16 cycles deep).
 // tanh (1 - 2 / (exp(2a) + 1)) scales that error by about 2 exp(-2a) with
 // k ~ 2a / ln2: at most 3e-9, 0.03 ULP, and stays at 1.35 ULP; GELU's right
 // tail scales it by tail / result. Both got faster on Zen 5 (tanh 11%):
 // their chains (an exp, then a division or a multiply-add with the other
 // half) are bound by how many vectors the out-of-order window holds.
+// With ExpNormalRange's table and quartic instead, tanh was 2% slower on
+// AVX-512 (one lookup more, the same depth), with its cubic 1.41 ULP.
 // Without fused multiply-add the one-step reduction would round k ln2
-// itself: those targets keep ExpNormalRange.
+// itself: those targets take ExpNormalRange.
 template <int kScaleLog2 = 0, class D>
 HWY_INLINE hn::Vec<D> ExpNormalRangeDamped(D d, hn::Vec<D> x) {
   if constexpr (HWY_NATIVE_FMA) {
     ExpScale<D> biased_bits;
     const auto k = RoundToLn2Multiple<kScaleLog2>(d, x, biased_bits);
-    const auto r = hn::NegMulAdd(k, hn::Set(d, 0.693147182f / kPow2<kScaleLog2>), x);
+    const auto r = ReduceByLn2Multiple<kScaleLog2, /*kOneStep=*/true>(d, x, k);
     static constexpr auto kCoefficients = ScaledCoefficients<kScaleLog2>(kExpDegree6);
     const auto p = PolynomialPairs(d, r, hn::Mul(r, r), kCoefficients);
     return ScaleByPow2Normal(d, p, biased_bits);
@@ -585,7 +676,10 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
 // for x >= 0 and e / (1 + e) below. The rounding error of 1 + e (exact by
 // Fast2Sum) corrects the quotient r through 1 / (1 + e), which is r itself
 // or 1 - r: no reciprocal estimate, no select of the scaled result (on
-// AVX-512 8% faster in L1, the same 1.97 ULP over all floats). Other
+// AVX-512 8% faster in L1, the same 1.97 ULP over all floats). e's error
+// reaches sigmoid damped by 1 / (1 + e) >= 1/2 only: exp's table form needs
+// its quartic here (the cubic: 2.17 ULP), the polynomial form does with
+// degree 6 (1.87 ULP either way; degree 7 made SSE4 4% slower). Other
 // vectors take TimesSigmoid.
 template <class D>
 HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
@@ -593,7 +687,7 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   const auto neg_abs = hn::Or(x, hn::SignBit(d));  // -|x|
   if (HWY_LIKELY(hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f))))) {  // false for NaN
     const auto negative = SignBitSet(d, x);  // -0 too: the same 1/2
-    const auto e = ExpNormalRange(d, neg_abs);
+    const auto e = ExpNormalRange</*kPrecise=*/kLookupIsOnePermute<D>>(d, neg_abs);
     const auto den = hn::Add(one, e);
     const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
     const auto r = hn::Div(hn::IfThenElse(negative, e, one), den);

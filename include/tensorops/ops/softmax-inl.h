@@ -30,11 +30,16 @@ HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
   return hn::Sub(hn::Min(v, hn::Zero(d)), tail);
 }
 
-// exp(x - max) for the sums and outputs. exp's degree-6 polynomial (within
-// 1 ULP) rather than the degree-7 one Unary's exp uses (0.87 ULP): the float
-// sum of the row's terms and the rounding of x - max dominate softmax's
-// error either way, and with AVX2 the row pass is compute-bound, so the
-// multiply-add less made softmax 1000x1000 11% faster (bench/ab.py).
+// exp(x - max) for the sums and outputs, at the accuracy the float sum of
+// the row's terms and the rounding of x - max leave room for:
+//  - exp's cheaper polynomial (not kPrecise: within 3e-8 by the table, as
+//    the degree-6 polynomial is elsewhere); with AVX2 the row pass is
+//    compute-bound, and the multiply-add less made softmax 1000x1000 11%
+//    faster (bench/ab.py);
+//  - the reduction in one step (kOneStep): off by |x - max| 2.8e-9 with
+//    the table, a tenth of what rounding x - max itself costs (0.5 ULP of
+//    x - max, |x - max| 3e-8 on average). AVX2: 209 -> 190 us, AVX-512 131
+//    -> 128 (1000x1000).
 // diff = x - max is <= 0 (or NaN) in every lane that counts, so one compare
 // tells whether every result is a normal float, where Exp tests |diff|.
 // Lanes past the end of a row hold 0 - max, possibly above 87.3: their
@@ -43,7 +48,7 @@ HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
 template <class D>
 HWY_INLINE hn::Vec<D> ExpOfDiff(D d, hn::Vec<D> diff) {
   if (HWY_LIKELY(hn::AllTrue(d, hn::Gt(diff, hn::Set(d, -87.3f))))) {
-    return math::ExpNormalRange</*kPrecise=*/false>(d, diff);
+    return math::ExpNormalRange</*kPrecise=*/false, /*kScaleLog2=*/0, /*kOneStep=*/true>(d, diff);
   }
   return math::Exp</*kPrecise=*/false>(d, diff);
 }
@@ -175,13 +180,15 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
 // 1/sum of rows in flight are kept, as floats: SVE vectors cannot be
 // members.
 //
-// That loop keeps exp's constants (about fourteen) and three rows' state in
-// vector registers where the target has 32 of them (AVX-512, every Arm
-// target). With the 16 of SSSE3 to AVX2, GCC spills the newest row's max
-// accumulator and the loop waits on memory (1000x1000 with AVX2: 0.36
+// That loop keeps exp's constants and three rows' state in vector
+// registers where the target has 32 of them (AVX-512, every Arm target), or
+// where exp is short enough (AVX2 since exp went by a table: 189 -> 173 us
+// on 1000x1000, max in the loop against a pass of its own). With SSSE3 and
+// SSE4 (16 registers, exp's longer polynomial), GCC spilled the newest
+// row's max accumulator and the loop waited on memory (AVX2 then: 0.36
 // ns/element); there the max takes a pass of its own and two rows are in
 // flight, exps and scaling (0.25, against 0.28 row by row).
-#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
+#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX2
 inline constexpr bool kMaxInPipeline = false;
 #else
 inline constexpr bool kMaxInPipeline = true;

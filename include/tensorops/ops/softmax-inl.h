@@ -180,19 +180,12 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
 // 1/sum of rows in flight are kept, as floats: SVE vectors cannot be
 // members.
 //
-// That loop keeps exp's constants and three rows' state in vector
-// registers where the target has 32 of them (AVX-512, every Arm target), or
-// where exp is short enough (AVX2 since exp went by a table: 189 -> 173 us
-// on 1000x1000, max in the loop against a pass of its own). With SSSE3 and
-// SSE4 (16 registers, exp's longer polynomial), GCC spilled the newest
-// row's max accumulator and the loop waited on memory (AVX2 then: 0.36
-// ns/element); there the max takes a pass of its own and two rows are in
-// flight, exps and scaling (0.25, against 0.28 row by row).
-#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX2
-inline constexpr bool kMaxInPipeline = false;
-#else
-inline constexpr bool kMaxInPipeline = true;
-#endif
+// With AVX2's 16 vector registers and exp's former degree-6 polynomial, GCC
+// spilled the newest row's max accumulator and the loop waited on memory
+// (0.36 ns/element on 1000x1000, against 0.25 with the max in a pass of its
+// own). Since exp went by a table there, the loop fits: 189 -> 173 us with
+// the max inside; SSE4 and SSSE3, whose exp kept the polynomial, gained too
+// (664 -> 609 and 650 -> 618 us), so every target takes the same loop.
 
 struct FloatRowInFlight {
   const float* x = nullptr;
@@ -257,18 +250,7 @@ struct FloatRowsPipeline {
 
   HWY_INLINE void Push(const float* x, float* y) {
     FloatRowInFlight newest{x, y, 0.0f};
-    FloatRowInFlight none;
-    if constexpr (!kMaxInPipeline) {
-      // The max in a pass of its own: the row enters the pipeline with it.
-      const hn::ScalableTag<float> d;
-      newest.value = hn::GetLane(hn::MaxOfLanes(d, RowMax<float>(d, x, n)));
-      middle = newest;
-      if (rows == 0) {
-        SoftmaxRowsStep<false, true, false>(n, none, middle, oldest);
-      } else {
-        SoftmaxRowsStep<false, true, true>(n, none, middle, oldest);
-      }
-    } else if (rows == 0) {
+    if (rows == 0) {
       SoftmaxRowsStep<true, false, false>(n, newest, middle, oldest);
     } else if (rows == 1) {
       SoftmaxRowsStep<true, true, false>(n, newest, middle, oldest);
@@ -279,8 +261,8 @@ struct FloatRowsPipeline {
   }
   HWY_INLINE void Flush() {
     FloatRowInFlight none;
-    if (kMaxInPipeline && rows >= 2) SoftmaxRowsStep<false, true, true>(n, none, middle, oldest);
-    if (kMaxInPipeline && rows == 1) SoftmaxRowsStep<false, true, false>(n, none, middle, oldest);
+    if (rows >= 2) SoftmaxRowsStep<false, true, true>(n, none, middle, oldest);
+    if (rows == 1) SoftmaxRowsStep<false, true, false>(n, none, middle, oldest);
     if (rows >= 1) SoftmaxRowsStep<false, false, true>(n, none, middle, oldest);
   }
 };

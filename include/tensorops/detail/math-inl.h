@@ -306,7 +306,8 @@ HWY_INLINE hn::Vec<D> ExpByPolynomial(D d, hn::Vec<D> x) {
 // (c_j q, below 1.5e-9, is dropped). On |r| <= ln2/16 a cubic q is within
 // 3e-8 of exp's relative error (softmax's sums and SiLU's fast path, whose
 // own roundings dominate) and a quartic within 5e-10 (kPrecise: exp itself,
-// 0.87 -> 0.80 ULP; sigmoid 1.87 as before, 2.17 with the cubic).
+// every 97th float 0.85 -> 0.80 ULP; sigmoid 1.87 as before, 2.17 with the
+// cubic).
 // Either is far shorter than the degree 6 and 7 that |r| <= ln2/2 needed,
 // and the lookups run beside the reduction, off the chain of dependent
 // steps, which is what bounds these kernels on Zen 5 (see PolynomialPairs).

@@ -36,8 +36,8 @@ HWY_INLINE hn::Vec<D> LogSigmoid(D d, hn::Vec<D> v) {
 //    the degree-6 polynomial is elsewhere); with AVX2 the row pass is
 //    compute-bound, and the multiply-add less made softmax 1000x1000 11%
 //    faster (bench/ab.py);
-//  - the reduction in one step (kOneStep): off by |x - max| 2.8e-9 with
-//    the table, a tenth of what rounding x - max itself costs (0.5 ULP of
+//  - the reduction in one step (kOneStep): a relative error of |x - max|
+//    2.8e-9, a tenth of what rounding x - max itself costs (0.5 ULP of
 //    x - max, |x - max| 3e-8 on average). AVX2: 209 -> 190 us, AVX-512 131
 //    -> 128 (1000x1000).
 // diff = x - max is <= 0 (or NaN) in every lane that counts, so one compare

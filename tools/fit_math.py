@@ -147,7 +147,8 @@ def main():
     h = mp.log(2) / 16 * mp.mpf('1.02')
     for degree in (2, 3):
         fit_weighted("exp by table: U(r) = (exp(r)-1)/r",
-                     lambda r: mp.expm1(r) / r if r else mp.mpf(1), -h, h, degree, lambda r: mp.exp(r) / max(abs(r), mp.mpf('1e-30')), mp.mpf(0),
+                     lambda r: mp.expm1(r) / r if r else mp.mpf(1), -h, h, degree,
+                     lambda r: mp.exp(r) / max(abs(r), mp.mpf('1e-30')), mp.mpf(0),
                      nodes=120, rounds=30)
     # The table: T_j = 2^(j/8) rounded to float, printed as its bits less
     # j << 20 (kExp2EighthsBits), and T_j's relative error (kExp2EighthsLow).

@@ -217,9 +217,9 @@ HWY_INLINE hn::Vec<D> RoundToLn2Multiple(D d, hn::Vec<D> x,
   return hn::Sub(biased, shifter);
 }
 
-// x - k ln2 / 2^s, for k from RoundToLn2Multiple<s>: ln2 in two parts, as
-// in ExpSplitUnclamped (ln2_hi has 9 significant bits and |k| < 2^11, so
-// k ln2_hi / 2^s is exact). kOneStep, where multiply-add fuses: ln2 rounded
+// x - k ln2 / 2^s, for k from RoundToLn2Multiple<s>: ln2 in two parts
+// (ln2_hi has 9 significant bits and |k| < 2^11, so k ln2_hi / 2^s and
+// x - k ln2_hi / 2^s are exact). kOneStep, where multiply-add fuses: ln2 rounded
 // to float, off by k 1.9e-9 / 2^s, for callers whose result damps that
 // error or whose argument already carries a larger one.
 template <int kScaleLog2, bool kOneStep, class D>
@@ -241,18 +241,18 @@ HWY_INLINE void ExpSplitUnclamped(D d, hn::Vec<D> x, hn::Vec<D> lo, hn::Vec<D>& 
   const auto sum = kHasLow ? hn::Add(x, lo) : x;
   ExpScale<D> biased_bits;
   const auto kf = RoundToLn2Multiple(d, sum, biased_bits);
-  const auto r_hi = hn::NegMulAdd(kf, hn::Set(d, 0.693359375f), x);  // exact
   if constexpr (kHasLow) {
-    // r = r_hi + r_lo rounded once, and that rounding's error (Fast2Sum)
-    // folded into q: exp(r + err) = (1 + q)(1 + err).
+    // ReduceByLn2Multiple's two parts, the low one applied to lo: r = r_hi +
+    // r_lo rounded once, and that rounding's error (Fast2Sum) folded into
+    // q: exp(r + err) = (1 + q)(1 + err).
+    const auto r_hi = hn::NegMulAdd(kf, hn::Set(d, 0.693359375f), x);  // exact
     const auto r_lo = hn::NegMulAdd(kf, hn::Set(d, -2.12194440e-4f), lo);
     const auto r = hn::Add(r_hi, r_lo);
     const auto err = hn::Add(hn::Sub(r_hi, r), r_lo);
     const auto q0 = ExpMinus1<kPrecise>(d, r);
     q = hn::MulAdd(err, hn::Add(hn::Set(d, 1.0f), q0), q0);
   } else {
-    const auto r = hn::NegMulAdd(kf, hn::Set(d, -2.12194440e-4f), r_hi);
-    q = ExpMinus1<kPrecise>(d, r);
+    q = ExpMinus1<kPrecise>(d, ReduceByLn2Multiple</*kScaleLog2=*/0, /*kOneStep=*/false>(d, x, kf));
   }
   k = hn::Sub(biased_bits, hn::Set(di, 0x4B400000));
 }

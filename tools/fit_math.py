@@ -178,15 +178,13 @@ def main():
     fit_weighted("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, mp.mpf(0),
                  mp.mpf('0.8')**2, 5, E, mp.mpf(0))
     # Every other vector below 3.921875 (ErfByPieces): one polynomial with
-    # per-lane coefficients. Piece 0 is erf(x) = x + x E(x^2) below 0.75
-    # (degree 6, as the others); pieces 1-5 split [0.75, 3.921875] where a
-    # float's exponent and first mantissa bit change, and hold
+    # per-lane coefficients. Piece 0 is the E above (a < 0.75); pieces 1-7
+    # split [0.75, 4.25) into halves (the piece is round(2a) - 1) and hold
     # erf(c + t) = erf(c) + t Q(t), with c a float whose erf is nearly a
-    # float, and Q fitted for the result's error (damped by |t|).
-    fit_weighted("erf by pieces: E(u) = erf(x)/x - 1, u = x^2 < 0.75^2", lambda u: E(u) - 1,
-                 mp.mpf(0), mp.mpf('0.75')**2, 6, E, mp.mpf(0))
+    # float, and Q fitted for the result's error (damped by |t|), degree 5 as E.
     fit_pieces("erf by pieces", mp.erf,
-               [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'), ('3', '3.921875')])
+               [('0.75', '1.25'), ('1.25', '1.75'), ('1.75', '2.25'), ('2.25', '2.75'),
+                ('2.75', '3.25'), ('3.25', '3.75'), ('3.75', '3.921875')], degree=5)
     # GELU (erf form) in x itself, so that x / sqrt(2) is never rounded.
     # |x| < 0.665: gelu = x/2 + (x^2/2) F(x^2), F(u) = erf(x/sqrt2)/x.
     # F's error reaches the result as (x^2/2) dF / (x Phi(x)), worst for x < 0.

@@ -468,6 +468,65 @@ bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, siz
 #endif
 }
 
+bool PlainLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inner; ++i) {
+      const float* x = src + o * count * inner + i;
+      float* y = dst + o * count * inner + i;
+      float m = x[0];
+      for (size_t c = 1; c < count; ++c) m = std::max(m, x[c * inner]);
+      float sum = 0;
+      for (size_t c = 0; c < count; ++c) sum += std::exp(x[c * inner] - m);
+      const float log_sum = std::log(sum);
+      for (size_t c = 0; c < count; ++c) y[c * inner] = (x[c * inner] - m) - log_sum;
+    }
+  }
+  return true;
+}
+
+bool EigenLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  using Matrix = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto rows = static_cast<Eigen::Index>(count), cols = static_cast<Eigen::Index>(inner);
+  for (size_t o = 0; o < outer; ++o) {
+    Eigen::Map<const Matrix> x(src + o * count * inner, rows, cols);
+    Eigen::Map<Matrix> y(dst + o * count * inner, rows, cols);
+    if (inner == 1) {
+      const float m = x.maxCoeff();
+      const float log_sum = std::log((x - m).exp().sum());
+      y = x - (m + log_sum);
+    } else {
+      const Eigen::Array<float, 1, Eigen::Dynamic> m = x.colwise().maxCoeff();
+      const Eigen::Array<float, 1, Eigen::Dynamic> log_sum =
+          (x.rowwise() - m).exp().colwise().sum().log();
+      y = x.rowwise() - (m + log_sum);
+    }
+  }
+  return true;
+#else
+  (void)src, (void)dst, (void)outer, (void)count, (void)inner;
+  return false;
+#endif
+}
+
+bool OneDnnLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  static std::map<std::tuple<size_t, size_t, size_t>, dnnl::logsoftmax_forward> cache;
+  const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(outer), static_cast<dnnl::memory::dim>(count),
+                               static_cast<dnnl::memory::dim>(inner)},
+                              dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc);
+  const auto& primitive = Cached(cache, std::make_tuple(outer, count, inner), [&] {
+    const dnnl::logsoftmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+    return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, md, src, md, dst);
+  return true;
+#else
+  (void)src, (void)dst, (void)outer, (void)count, (void)inner;
+  return false;
+#endif
+}
+
 // ---- LRN --------------------------------------------------------------------
 
 bool PlainLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,

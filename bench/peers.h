@@ -44,6 +44,10 @@ bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n);
 bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
 bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
 bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+// LogSoftmax likewise: (x - max) - log(sum exp(x - max)).
+bool PlainLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+bool EigenLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
+bool OneDnnLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner);
 
 // LRN across channels (size, alpha, beta, bias as ONNX) on a dense 4-D
 // tensor in NCHW (channels_last = false) or NHWC order.

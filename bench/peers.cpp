@@ -407,31 +407,49 @@ bool OneDnnMax2(const float* a, const float* b, float* dst, size_t n) {
 
 // ---- Softmax ----------------------------------------------------------------
 
-bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
-  // The loop users write: per (outer, inner) column, max, exp-sum, scale.
+// The loops users write: per (outer, inner) column of `count` elements
+// `inner` apart, its max, then finish(x, y, max) for the rest.
+template <class Finish>
+void PlainColumns(const float* src, float* dst, size_t outer, size_t count, size_t inner,
+                  const Finish& finish) {
   for (size_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < inner; ++i) {
       const float* x = src + o * count * inner + i;
-      float* y = dst + o * count * inner + i;
       float m = x[0];
       for (size_t c = 1; c < count; ++c) m = std::max(m, x[c * inner]);
-      float sum = 0;
-      for (size_t c = 0; c < count; ++c) sum += (y[c * inner] = std::exp(x[c * inner] - m));
-      for (size_t c = 0; c < count; ++c) y[c * inner] /= sum;
+      finish(x, dst + o * count * inner + i, m);
     }
   }
+}
+
+bool PlainSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+  PlainColumns(src, dst, outer, count, inner, [&](const float* x, float* y, float m) {
+    float sum = 0;
+    for (size_t c = 0; c < count; ++c) sum += (y[c * inner] = std::exp(x[c * inner] - m));
+    for (size_t c = 0; c < count; ++c) y[c * inner] /= sum;
+  });
   return true;
 }
 
-bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
 #ifdef TENSOROPS_BENCH_EIGEN
-  // Per outer slice, a count x inner matrix (row-major): column-wise softmax
-  // with Eigen's vectorised reductions and exp.
+// Per outer slice, a count x inner matrix (row-major), handed to f(x, y):
+// column-wise (log)softmax with Eigen's vectorised reductions and exp.
+template <class PerSlice>
+void EigenSlices(const float* src, float* dst, size_t outer, size_t count, size_t inner,
+                 const PerSlice& f) {
   using Matrix = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto rows = static_cast<Eigen::Index>(count), cols = static_cast<Eigen::Index>(inner);
   for (size_t o = 0; o < outer; ++o) {
     Eigen::Map<const Matrix> x(src + o * count * inner, rows, cols);
     Eigen::Map<Matrix> y(dst + o * count * inner, rows, cols);
+    f(x, y);
+  }
+}
+#endif
+
+bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_EIGEN
+  EigenSlices(src, dst, outer, count, inner, [&](const auto& x, auto& y) {
     if (inner == 1) {
       const float m = x.maxCoeff();
       y = (x - m).exp();
@@ -442,7 +460,7 @@ bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size
       const Eigen::Array<float, 1, Eigen::Dynamic> sum = y.colwise().sum();
       y.rowwise() /= sum;
     }
-  }
+  });
   return true;
 #else
   (void)src, (void)dst, (void)outer, (void)count, (void)inner;
@@ -450,18 +468,27 @@ bool EigenSoftmax(const float* src, float* dst, size_t outer, size_t count, size
 #endif
 }
 
-bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
 #ifdef TENSOROPS_BENCH_ONEDNN
-  static std::map<std::tuple<size_t, size_t, size_t>, dnnl::softmax_forward> cache;
+// oneDNN's softmax_forward or logsoftmax_forward (the same descriptors) over
+// axis 1 of a dense (outer, count, inner) tensor.
+template <class Primitive>
+bool OneDnnSoftmaxPrimitive(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+  static std::map<std::tuple<size_t, size_t, size_t>, Primitive> cache;
   const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(outer), static_cast<dnnl::memory::dim>(count),
                                static_cast<dnnl::memory::dim>(inner)},
                               dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc);
   const auto& primitive = Cached(cache, std::make_tuple(outer, count, inner), [&] {
-    const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
-    return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, Engine()));
+    const typename Primitive::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+    return Primitive(typename Primitive::primitive_desc(desc, Engine()));
   });
   RunOneInput(primitive, md, src, md, dst);
   return true;
+}
+#endif
+
+bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  return OneDnnSoftmaxPrimitive<dnnl::softmax_forward>(src, dst, outer, count, inner);
 #else
   (void)src, (void)dst, (void)outer, (void)count, (void)inner;
   return false;
@@ -469,28 +496,18 @@ bool OneDnnSoftmax(const float* src, float* dst, size_t outer, size_t count, siz
 }
 
 bool PlainLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
-  for (size_t o = 0; o < outer; ++o) {
-    for (size_t i = 0; i < inner; ++i) {
-      const float* x = src + o * count * inner + i;
-      float* y = dst + o * count * inner + i;
-      float m = x[0];
-      for (size_t c = 1; c < count; ++c) m = std::max(m, x[c * inner]);
-      float sum = 0;
-      for (size_t c = 0; c < count; ++c) sum += std::exp(x[c * inner] - m);
-      const float log_sum = std::log(sum);
-      for (size_t c = 0; c < count; ++c) y[c * inner] = (x[c * inner] - m) - log_sum;
-    }
-  }
+  PlainColumns(src, dst, outer, count, inner, [&](const float* x, float* y, float m) {
+    float sum = 0;
+    for (size_t c = 0; c < count; ++c) sum += std::exp(x[c * inner] - m);
+    const float log_sum = std::log(sum);
+    for (size_t c = 0; c < count; ++c) y[c * inner] = (x[c * inner] - m) - log_sum;
+  });
   return true;
 }
 
 bool EigenLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
 #ifdef TENSOROPS_BENCH_EIGEN
-  using Matrix = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const auto rows = static_cast<Eigen::Index>(count), cols = static_cast<Eigen::Index>(inner);
-  for (size_t o = 0; o < outer; ++o) {
-    Eigen::Map<const Matrix> x(src + o * count * inner, rows, cols);
-    Eigen::Map<Matrix> y(dst + o * count * inner, rows, cols);
+  EigenSlices(src, dst, outer, count, inner, [&](const auto& x, auto& y) {
     if (inner == 1) {
       const float m = x.maxCoeff();
       const float log_sum = std::log((x - m).exp().sum());
@@ -501,7 +518,7 @@ bool EigenLogSoftmax(const float* src, float* dst, size_t outer, size_t count, s
           (x.rowwise() - m).exp().colwise().sum().log();
       y = x.rowwise() - (m + log_sum);
     }
-  }
+  });
   return true;
 #else
   (void)src, (void)dst, (void)outer, (void)count, (void)inner;
@@ -511,16 +528,7 @@ bool EigenLogSoftmax(const float* src, float* dst, size_t outer, size_t count, s
 
 bool OneDnnLogSoftmax(const float* src, float* dst, size_t outer, size_t count, size_t inner) {
 #ifdef TENSOROPS_BENCH_ONEDNN
-  static std::map<std::tuple<size_t, size_t, size_t>, dnnl::logsoftmax_forward> cache;
-  const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(outer), static_cast<dnnl::memory::dim>(count),
-                               static_cast<dnnl::memory::dim>(inner)},
-                              dnnl::memory::data_type::f32, dnnl::memory::format_tag::abc);
-  const auto& primitive = Cached(cache, std::make_tuple(outer, count, inner), [&] {
-    const dnnl::logsoftmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
-    return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(desc, Engine()));
-  });
-  RunOneInput(primitive, md, src, md, dst);
-  return true;
+  return OneDnnSoftmaxPrimitive<dnnl::logsoftmax_forward>(src, dst, outer, count, inner);
 #else
   (void)src, (void)dst, (void)outer, (void)count, (void)inner;
   return false;

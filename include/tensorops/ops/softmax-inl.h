@@ -180,9 +180,8 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
 
 // Softmax and LogSoftmax of float rows, several rows in flight. Row by row,
 // the max pass, the exp pass and the scaling pass each wait for the one
-// before, and only
-// the exp pass keeps the multiply-add pipes busy (without the exps, the
-// passes still take half of softmax's time). So one loop over the columns
+// before, and only the exp pass keeps the multiply-add pipes busy (without
+// the exps, the passes still take half of softmax's time). So one loop over the columns
 // serves three rows at once: it takes the max of the newest row, the exps
 // of the row before (whose max is known; stored and summed) and scales the
 // row before that (whose sum is known). The rows are independent, each
@@ -203,7 +202,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
 struct FloatRowInFlight {
   const float* x = nullptr;
   float* y = nullptr;
-  float value = 0.0f;    // the max (awaiting exps), or 1/sum (awaiting scaling)
+  float value = 0.0f;    // the max; awaiting scaling, Softmax's 1/sum instead
   float log_sum = 0.0f;  // LogSoftmax: log(sum), awaiting y = (x - max) - log_sum
 };
 
@@ -218,11 +217,10 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
   const size_t lanes = hn::Lanes(d);
   const auto neg_inf = hn::Neg(hn::Inf(d));
   auto vmax = neg_inf;  // one accumulator: the exps hide Max's latency
-  auto sum = hn::Zero(d);    // Softmax: the sum; LogSoftmax: the sum of x != max
+  auto sum = hn::Zero(d);    // LogSoftmax: of the exps of x != max (AddToLogSum)
   auto n_max = hn::Zero(d);  // LogSoftmax: how many x == max
   const auto m = hn::Set(d, middle.value);
-  const auto inv = hn::Set(d, oldest.value);
-  const auto oldest_max = hn::Set(d, oldest.value);
+  const auto oldest_value = hn::Set(d, oldest.value);  // Softmax: 1/sum; LogSoftmax: the max
   const auto log_sum = hn::Set(d, oldest.log_sum);
   const size_t full = n - n % lanes;
   const size_t rest = n - full;
@@ -244,10 +242,10 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
     }
     if constexpr (kScale) {
       if constexpr (kLog) {
-        const auto v = hn::Sub(hn::Sub(hn::LoadU(d, oldest.x + i), oldest_max), log_sum);
+        const auto v = hn::Sub(hn::Sub(hn::LoadU(d, oldest.x + i), oldest_value), log_sum);
         hn::StoreU(v, d, oldest.y + i);
       } else {
-        hn::StoreU(hn::Mul(hn::LoadU(d, oldest.y + i), inv), d, oldest.y + i);
+        hn::StoreU(hn::Mul(hn::LoadU(d, oldest.y + i), oldest_value), d, oldest.y + i);
       }
     }
   }
@@ -268,10 +266,10 @@ HWY_INLINE void SoftmaxRowsStep(size_t n, FloatRowInFlight& newest, FloatRowInFl
     if constexpr (kScale) {
       if constexpr (kLog) {
         const auto x = LoadPart<float>(d, oldest.x + i, rest, hn::Zero(d));
-        StoreUpToFromF32<float>(d, hn::Sub(hn::Sub(x, oldest_max), log_sum), oldest.y + i, rest);
+        StoreUpToFromF32<float>(d, hn::Sub(hn::Sub(x, oldest_value), log_sum), oldest.y + i, rest);
       } else {
         const auto v = LoadPart<float>(d, oldest.y + i, rest, hn::Zero(d));
-        StoreUpToFromF32<float>(d, hn::Mul(v, inv), oldest.y + i, rest);
+        StoreUpToFromF32<float>(d, hn::Mul(v, oldest_value), oldest.y + i, rest);
       }
     }
   }

@@ -737,17 +737,6 @@ HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
   return hn::MulAdd(z, Polynomial(d, hn::Mul(z, z), kErfSmallE), z);
 }
 
-// The piece of a >= 0 for GeluByPieces: 0 below 0.75, then
-// a new piece wherever a's exponent or first mantissa bit changes: 1 from
-// 0.75 (bits 0x3F400000, so (bits >> 22) - 252 = 1), 2 from 1, 3 from 1.5,
-// 4 from 2, 5 from 3, 6 from 4, 7 from 6, and so on.
-template <class D>
-HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D /*d*/, hn::Vec<D> a) {
-  const hn::RebindToSigned<D> di;
-  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
-  return hn::Max(bits_index, hn::Zero(di));
-}
-
 // erf(a) for a in [0, 3.921875] (not NaN) with every lane's piece
 // evaluated at once: one polynomial whose coefficients are looked up per lane
 // (lane_table-inl.h).
@@ -950,6 +939,17 @@ HWY_INLINE hn::Vec<D> GeluPositiveTail(D d, hn::Vec<D> x) {
   const auto h = EvaluateWhereNeeded(d, hn::Lt(x, hn::Set(d, 2.0f)), near, far);
   const auto e = ExpNormalRangeDamped</*kScaleLog2=*/-1>(d, hn::Neg(hn::Mul(x, x)));
   return hn::NegMulAdd(e, h, x);
+}
+
+// The piece of a >= 0 for GeluByPieces: 0 below 0.75, then
+// a new piece wherever a's exponent or first mantissa bit changes: 1 from
+// 0.75 (bits 0x3F400000, so (bits >> 22) - 252 = 1), 2 from 1, 3 from 1.5,
+// 4 from 2, 5 from 3, 6 from 4, 7 from 6, and so on.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D /*d*/, hn::Vec<D> a) {
+  const hn::RebindToSigned<D> di;
+  const auto bits_index = hn::Sub(hn::ShiftRight<22>(hn::BitCast(di, a)), hn::Set(di, 252));
+  return hn::Max(bits_index, hn::Zero(di));
 }
 
 // x Phi(x) for |x| < 8 (not NaN) with every lane's piece evaluated at once,

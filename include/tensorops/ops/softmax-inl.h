@@ -181,16 +181,16 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
 // Softmax and LogSoftmax of float rows, several rows in flight. Row by row,
 // the max pass, the exp pass and the scaling pass each wait for the one
 // before, and only the exp pass keeps the multiply-add pipes busy (without
-// the exps, the passes still take half of softmax's time). So one loop over the columns
-// serves three rows at once: it takes the max of the newest row, the exps
-// of the row before (whose max is known; stored and summed) and scales the
-// row before that (whose sum is known). The rows are independent, each
-// element's arithmetic is the same as row by row, and the other passes'
-// loads and stores issue beside the exp's arithmetic. Only the max and
-// 1/sum (LogSoftmax: log(sum)) of rows in flight are kept, as floats: SVE
-// vectors cannot be members. LogSoftmax rows took three passes each until
-// they joined this loop: 1000x1000 AVX-512 208 -> 155 us, AVX2 276 -> 234,
-// SSE4 (with the row path's prefetch) 881 -> 782.
+// the exps, the passes still take half of softmax's time). So one loop over
+// the columns serves three rows at once: it takes the max of the newest row,
+// the exps of the row before (whose max is known; stored and summed) and
+// scales the row before that (whose sum is known). The rows are independent,
+// each element's arithmetic is the same as row by row, and the other passes'
+// loads and stores issue beside the exp's arithmetic. Only the max and 1/sum
+// (LogSoftmax: log(sum)) of rows in flight are kept, as floats: SVE vectors
+// cannot be members. LogSoftmax rows took three passes each until they joined
+// this loop: 1000x1000 AVX-512 208 -> 155 us, AVX2 276 -> 234, SSE4 (with the
+// row path's prefetch) 881 -> 782.
 //
 // With AVX2's 16 vector registers and exp's former degree-6 polynomial, GCC
 // spilled the newest row's max accumulator and the loop waited on memory

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages tensorops needs that are missing, and nothing
-# else. Usage: scripts/install-deps.sh [--bench]
+# else. Usage: scripts/install-deps.sh [--bench|--aarch64|--armv7]
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
 #            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
 #            (the colour tests' oracle)
@@ -11,6 +11,11 @@
 #            running it under emulation needs: Debian's arm64 multiarch
 #            (added with dpkg if missing), the cross GCC, Highway and the
 #            OpenMP runtime for arm64, and qemu-user
+#   --armv7  the same for 32-bit Arm (armhf)
+# A Debian mirror can be mid-sync: `apt-get update` then fails for an index
+# (often one architecture's) while every package needed is installable. So
+# its status is only reported; the install decides, tried three times with
+# a fresh update between.
 set -eu
 
 SUDO=""
@@ -22,14 +27,16 @@ case "${1:-}" in
   --bench)
     packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev python3" ;;
   --aarch64)
-    packages="$packages g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgomp1:arm64"
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-      # The arm64 package lists arrive with the apt-get update below (the
-      # arm64 packages are missing, so it runs).
-      $SUDO dpkg --add-architecture arm64
-    fi
-    ;;
+    arch=arm64 packages="$packages g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgomp1:arm64" ;;
+  --armv7)
+    arch=armhf
+    packages="$packages g++-arm-linux-gnueabihf qemu-user libhwy-dev:armhf libgomp1:armhf" ;;
 esac
+if [ -n "${arch:-}" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+  # Its package lists arrive with the apt-get update below (its packages
+  # are missing, so that runs).
+  $SUDO dpkg --add-architecture "$arch"
+fi
 
 missing=""
 for p in $packages; do
@@ -40,6 +47,13 @@ done
 
 echo "Installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+for attempt in 1 2 3; do
+  $SUDO apt-get update -qq || echo "apt-get update failed (attempt $attempt); trying the install anyway"
+  # shellcheck disable=SC2086
+  if $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+    exit 0
+  fi
+  [ "$attempt" -lt 3 ] && sleep 30
+done
+echo "install-deps: could not install:$missing" >&2
+exit 1

@@ -11,9 +11,11 @@
 # runs the whole suite under qemu-user on four emulated CPUs: SVE at 128, 256
 # and 512 bits (together they reach SVE2_128, SVE_256, SVE2, SVE and NEON)
 # and a NEON-only Cortex-A72.
+# Then cross-builds for 32-bit Arm (armhf) with two baselines and runs the
+# suite under qemu-arm on a Cortex-A15 and a Cortex-A9 (see armv7 below).
 # Then builds Highway 1.2 and Catch2 v3 from Debian trixie's source packages
 # and runs the suite against them (newer-deps).
-# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64|newer-deps]   (default: all six)
+# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64|armv7|newer-deps]   (default: all seven)
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -88,6 +90,41 @@ aarch64() {
   unset TENSOROPS_QEMU_CPU
 }
 
+# 32-bit Arm (armhf), two builds, each run under qemu-arm on two CPUs:
+# - camera: NEON (VFPv3) baseline, as camera SDKs build; on a Cortex-A15
+#   (NEON, VFPv4) and a Cortex-A9 (NEON, VFPv3), both run NEON. The binaries
+#   must hold no VFPv4 instruction (fused multiply-add), or the Cortex-A9
+#   that the build targets could not run them.
+# - debian: the compiler's defaults (no NEON baseline): NEON on the
+#   Cortex-A15, the scalar copy on the Cortex-A9 (see dispatch.h).
+armv7() {
+  echo "== armv7: cross-build, then the suite under qemu on each CPU"
+  scripts/install-deps.sh --armv7 || return 1
+  for baseline in camera debian; do
+    dir=build/armv7-$baseline
+    echo "-- baseline $baseline"
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTENSOROPS_BUILD_BENCHMARKS=OFF \
+      -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-linux-gnueabihf.cmake \
+      -DTENSOROPS_ARMV7_BASELINE=$baseline >/dev/null || return 1
+    cmake --build "$dir" -j"$jobs" || return 1
+    if [ $baseline = camera ]; then
+      fused=$(for f in "$dir"/tests/*_test "$dir"/examples/*; do
+        [ -x "$f" ] && [ -f "$f" ] && arm-linux-gnueabihf-objdump -d "$f"; done |
+        grep -cE '\svfn?m[as]\.f(32|64)' || true)
+      echo "-- VFPv4 fused multiply-adds in the binaries: $fused"
+      [ "$fused" = 0 ] || return 1
+    fi
+    for cpu in cortex-a15 cortex-a9; do
+      export TENSOROPS_QEMU_CPU=$cpu
+      targets=$(cmake/toolchains/qemu-arm.sh "$dir/tests/dispatch_test" \
+        "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
+      echo "-- $baseline on qemu -cpu $cpu: targets $targets"
+      (cd "$dir" && ctest -j"$jobs" --output-on-failure) || return 1
+    done
+  done
+  unset TENSOROPS_QEMU_CPU
+}
+
 # Highway 1.2 and Catch2 v3, the versions newer distributions (and users who
 # vendor Highway) have: built from Debian trixie's source packages, fetched
 # with apt-get through a private sources list and lists directory (the
@@ -103,8 +140,9 @@ newer_deps() {
     "http://deb.debian.org/debian trixie main" >"$deps/apt/sources.list"
   apt_private="-o Dir::Etc::SourceList=$deps/apt/sources.list -o Dir::Etc::SourceParts=/dev/null
     -o Dir::State::Lists=$deps/apt/lists"
+  # A mirror mid-sync may fail the update; the download below decides.
   # shellcheck disable=SC2086
-  apt-get -qq $apt_private update || return 1
+  apt-get -qq $apt_private update || echo "-- apt-get update failed; trying the download anyway"
   # shellcheck disable=SC2086
   (cd "$deps/download" && apt-get -qq $apt_private source --download-only highway catch2 \
     >/dev/null 2>&1) || return 1
@@ -141,17 +179,17 @@ newer_deps() {
 }
 
 case "${1:-all}" in
-  gcc | clang | sanitize | fuzz | aarch64) configs=$1 ;;
+  gcc | clang | sanitize | fuzz | aarch64 | armv7) configs=$1 ;;
   newer-deps) configs=newer_deps ;;
-  all) configs="gcc clang sanitize fuzz aarch64 newer_deps" ;;
-  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64|newer-deps]" >&2; exit 2 ;;
+  all) configs="gcc clang sanitize fuzz aarch64 armv7 newer_deps" ;;
+  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64|armv7|newer-deps]" >&2; exit 2 ;;
 esac
 case "$configs" in
-  aarch64) ;;
+  aarch64 | armv7) ;;
   *) scripts/install-deps.sh --bench ;;
 esac
 for c in $configs; do
-  if [ "$c" = fuzz ] || [ "$c" = aarch64 ] || [ "$c" = newer_deps ]; then
+  if [ "$c" = fuzz ] || [ "$c" = aarch64 ] || [ "$c" = armv7 ] || [ "$c" = newer_deps ]; then
     if ! $c; then
       echo "== FAILED: $c" >&2
       exit 1

@@ -16,6 +16,9 @@ namespace tensorops::test {
 namespace {
 
 constexpr size_t kHuge = std::numeric_limits<size_t>::max();
+// 2^(bits / 2): the product of two of them is one past SIZE_MAX at any width
+// of size_t (the rows below run with 64 bits on x86 and aarch64, 32 on armv7).
+constexpr size_t kPastRoot = size_t{1} << (std::numeric_limits<size_t>::digits / 2);
 
 // Inputs the rows share: a 2x3x4 float tensor and friends.
 struct Inputs {
@@ -70,7 +73,13 @@ std::vector<Row> Rows() {
       {"dims whose byte size overflows", ErrorCode::kSizeOverflow, "overflow",
        [](Inputs& in, Outputs&) { View<const float>(in.x.ConstView().data(), {kHuge / 2, 4}); }},
       {"dims whose product overflows", ErrorCode::kSizeOverflow, "overflow",
-       [](Inputs& in, Outputs&) { View<const float>(in.x.ConstView().data(), {size_t{1} << 40, size_t{1} << 40}); }},
+       [](Inputs& in, Outputs&) { View<const float>(in.x.ConstView().data(), {kPastRoot, kPastRoot}); }},
+      {"dims whose elements fit and whose bytes overflow", ErrorCode::kSizeOverflow, "overflow",
+       [](Inputs& in, Outputs&) {
+         View<const float>(in.x.ConstView().data(), {1, kPastRoot / 2, 1, kPastRoot / 2, 4});
+       }},
+      {"NV12 frame whose Y plane overflows", ErrorCode::kSizeOverflow, "NV12 Y plane",
+       [](Inputs&, Outputs&) { Nv12Pitches(kPastRoot, kPastRoot); }},
       {"aligned pitches near SIZE_MAX", ErrorCode::kSizeOverflow, "overflow",
        [](Inputs&, Outputs&) { AlignedPitches(4, {kHuge - 3}, {64}); }},
       {"alignment of 0", ErrorCode::kBadArgument, "alignment",

@@ -16,6 +16,10 @@
 
 #include <hwy/targets.h>
 
+#if HWY_ARCH_ARM_V7 && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #include "tensorops/error.h"
 
 namespace tensorops {
@@ -51,6 +55,32 @@ inline int64_t& ForcedTarget() {
   return forced;
 }
 
+// The compiled targets this CPU runs that Highway does not report.
+// armv7: Highway 1.0.3 compiles a NEON target but never reports it (its test
+// uses HWCAP_ macros that glibc's <sys/auxv.h> does not define on 32-bit Arm),
+// so the auxiliary vector is read here. What the NEON copy needs depends on
+// the build's baseline (-mfpu):
+// - NEON in the baseline (-mfpu=neon, the camera SDKs' flags): GCC compiles
+//   the NEON copy for exactly that FPU, VFPv3 with NEON; every NEON CPU
+//   (Cortex-A8/A9 too) runs it.
+// - No NEON in the baseline (Debian's default, -mfpu=auto): Highway compiles
+//   the NEON copy for NEON with VFPv4, whose fused multiply-add GCC then
+//   emits in its scalar parts; a VFPv3 CPU such as Cortex-A9 cannot run it
+//   and gets the scalar copy.
+// With -mfpu=neon-vfpv4 the whole program needs VFPv4 anyway.
+inline int64_t TargetsHighwayMisses() {
+#if HWY_ARCH_ARM_V7 && defined(__linux__) && (HWY_TARGETS & HWY_NEON)
+  // <asm/hwcap.h>: HWCAP_NEON, HWCAP_VFPv4
+#if defined(__ARM_NEON)
+  constexpr unsigned long kNeeds = 1ul << 12;
+#else
+  constexpr unsigned long kNeeds = (1ul << 12) | (1ul << 16);
+#endif
+  if ((getauxval(AT_HWCAP) & kNeeds) == kNeeds) return HWY_NEON;
+#endif
+  return 0;
+}
+
 // hwy::SupportedTargets(), leaving Highway's chosen target as it should be.
 // With nothing forced, Highway 1.0.3 re-detects the CPU and, before it adds
 // the width-specific targets (SVE_256 on 256-bit SVE, SVE2_128 on 128-bit
@@ -59,13 +89,24 @@ inline int64_t& ForcedTarget() {
 // Every later op would then run SVE or SVE2 instead of the fixed-width
 // target. Choosing from the returned mask puts it right on every
 // architecture (elsewhere it is the mask Highway chose from anyway).
+// While a target is forced, Highway reports exactly that one.
 inline int64_t SupportedTargets() {
-  const int64_t supported = hwy::SupportedTargets();
+  int64_t supported = hwy::SupportedTargets();
+  if (ForcedTarget() == 0) supported |= TargetsHighwayMisses();
   hwy::GetChosenTarget().Update(supported);
   return supported;
 }
 
 }  // namespace detail
+
+// Whether `target`'s float arithmetic flushes denormals to zero. armv7's
+// Advanced SIMD (Highway's NEON target there) does, in hardware and always:
+// it reads a denormal input as a zero of its sign and writes a zero of the
+// result's sign where the result lies below the smallest normal float
+// (1.17549435e-38). Every other target keeps denormals as IEEE 754 says.
+constexpr bool FlushesDenormals(int64_t target) {
+  return HWY_ARCH_ARM_V7 && target == HWY_NEON;
+}
 
 // Every target this TU compiled kernels for, best first.
 inline std::vector<int64_t> CompiledTargets() {
@@ -79,9 +120,14 @@ inline std::vector<int64_t> CompiledTargets() {
 // The compiled targets this CPU can run (ignores any ScopedTarget).
 inline std::vector<int64_t> RunnableTargets() {
   const int64_t forced = detail::ForcedTarget();
-  if (forced != 0) hwy::SetSupportedTargetsForTest(0);
-  const int64_t supported = detail::SupportedTargets();
-  if (forced != 0) hwy::SetSupportedTargetsForTest(forced);
+  int64_t supported = 0;
+  if (forced == 0) {
+    supported = detail::SupportedTargets();
+  } else {
+    hwy::SetSupportedTargetsForTest(0);
+    supported = hwy::SupportedTargets() | detail::TargetsHighwayMisses();
+    hwy::SetSupportedTargetsForTest(forced);
+  }
   std::vector<int64_t> targets;
   for (int64_t t : CompiledTargets()) {
     if (supported & t) targets.push_back(t);

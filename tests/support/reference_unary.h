@@ -83,6 +83,28 @@ inline double UlpError(double got, double want, int mantissa_bits = 23,
   return std::fabs(got - want) / FloatSpacing(want, mantissa_bits, min_exponent);
 }
 
+// x as a target that flushes denormals (FlushesDenormals) reads it.
+inline double FlushDenormal(double x, int min_exponent = -126) {
+  return std::fabs(x) < std::ldexp(1.0, min_exponent) ? std::copysign(0.0, x) : x;
+}
+
+// The error of `got` for input x against the reference f, on a target that
+// flushes denormals: f of the flushed input, and a result below the smallest
+// normal (by up to max_ulp, which the kernel may round across) may be the
+// zero of its sign. The smaller of that and the IEEE error.
+template <class F>
+double FlushedUlpError(double got, double x, const F& f, double max_ulp, int mantissa_bits = 23,
+                       int min_exponent = -126, double max_value = 3.4028234663852886e38) {
+  const double ieee = UlpError(got, f(x), mantissa_bits, min_exponent, max_value);
+  const double want = f(FlushDenormal(x, min_exponent));
+  const double smallest = std::ldexp(1.0, min_exponent);
+  if (got == 0 && std::signbit(got) == std::signbit(want) &&
+      std::fabs(want) < smallest * (1.0 + max_ulp * std::ldexp(1.0, -mantissa_bits))) {
+    return 0;
+  }
+  return std::min(ieee, UlpError(got, want, mantissa_bits, min_exponent, max_value));
+}
+
 }  // namespace tensorops::test
 
 #endif  // TENSOROPS_TESTS_SUPPORT_REFERENCE_UNARY_H_

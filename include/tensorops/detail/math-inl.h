@@ -29,6 +29,7 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/detail/ieee-inl.h"
 #include "tensorops/detail/lane_table-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -480,7 +481,7 @@ HWY_INLINE hn::Vec<D> LogOfShifted(D d, hn::Vec<hn::RebindToSigned<D>> bits,
   const auto m = hn::BitCast(
       d, hn::Add(hn::And(bits, hn::Set(di, 0x007FFFFF)), hn::Set(di, 0x3F3504F3)));
   const auto f = hn::Sub(m, hn::Set(d, 1.0f));
-  const auto s = hn::Div(f, hn::Add(f, hn::Set(d, 2.0f)));
+  const auto s = Div(d, f, hn::Add(f, hn::Set(d, 2.0f)));
   const auto u = hn::Mul(s, s);
   const auto half_f2 = hn::Mul(hn::Mul(f, f), hn::Set(d, 0.5f));
   const auto ef = hn::ConvertTo(d, e);
@@ -525,7 +526,7 @@ template <class D>
 HWY_INLINE hn::Vec<D> Log1pWithError(D d, hn::Vec<D> y, hn::Vec<D> y_err) {
   const auto one = hn::Set(d, 1.0f);
   const auto u = hn::Add(one, y);
-  const auto correction = hn::Div(hn::Add(hn::Sub(y, hn::Sub(u, one)), y_err), u);
+  const auto correction = Div(d, hn::Add(hn::Sub(y, hn::Sub(u, one)), y_err), u);
   return hn::Add(Log(d, u), correction);
 }
 
@@ -573,7 +574,7 @@ template <class D>
 HWY_INLINE hn::Vec<D> TanhLarge(D d, hn::Vec<D> a, hn::Vec<D> x) {
   const auto one = hn::Set(d, 1.0f);
   const auto e2a = ExpNormalRangeDamped</*kScaleLog2=*/1>(d, a);
-  const auto q = hn::Div(hn::Set(d, 2.0f), hn::Add(e2a, one));
+  const auto q = Div(d, hn::Set(d, 2.0f), hn::Add(e2a, one));
   return hn::CopySignToAbs(hn::Sub(one, q), x);
 }
 
@@ -646,7 +647,7 @@ HWY_INLINE hn::Vec<D> TimesSigmoid(D d, hn::Vec<D> m, hn::Vec<D> hi, hn::Vec<D> 
   const auto den = hn::Add(one, e_full);
   const auto den_err = hn::Add(hn::Sub(one, den), e_full);  // exact
   const auto num = hn::IfThenElse(negative, hn::MulAdd(m, q, m), m);
-  auto r = hn::Div(num, den);
+  auto r = Div(d, num, den);
   hn::Vec<D> corrected;
   if constexpr (kPrecise) {
     // r + (num + num_err - r (den + den_err)) / den: the remainder of the
@@ -693,7 +694,7 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
     const auto e = ExpNormalRange</*kPrecise=*/kLookupIsOnePermute<D>>(d, neg_abs);
     const auto den = hn::Add(one, e);
     const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
-    const auto r = hn::Div(hn::IfThenElse(negative, e, one), den);
+    const auto r = Div(d, hn::IfThenElse(negative, e, one), den);
     return hn::NegMulAdd(r, hn::Mul(den_err, hn::ApproximateReciprocal(den)), r);
   }
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/false>(d, one, x, x, x);
@@ -718,7 +719,7 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
     const auto e = ExpNormalRange(d, hn::Neg(x));
     const auto den = hn::Add(one, e);
     const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
-    const auto r = hn::Div(x, den);
+    const auto r = Div(d, x, den);
     const auto remainder = hn::NegMulAdd(r, den, x);  // exact with FMA
     const auto rest = hn::NegMulAdd(r, den_err, remainder);
     return hn::MulAdd(rest, hn::ApproximateReciprocal(den), r);
@@ -734,7 +735,12 @@ inline constexpr float kErfSmallE[] = {0.128379166f,   -0.376126021f,  0.1128311
 
 template <class D>
 HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
-  return hn::MulAdd(z, Polynomial(d, hn::Mul(z, z), kErfSmallE), z);
+  const auto e = Polynomial(d, hn::Mul(z, z), kErfSmallE);
+  if constexpr (kFlushesDenormals) {  // z 2^24 and the result 2^-24 are exact
+    const auto scaled = hn::Mul(z, hn::Set(d, 16777216.0f));
+    return hn::Mul(hn::MulAdd(scaled, e, scaled), hn::Set(d, 5.96046448e-08f));
+  }
+  return hn::MulAdd(z, e, z);
 }
 
 // erf(a) for a in [0, 3.921875] (not NaN) with every lane's piece
@@ -799,6 +805,21 @@ HWY_INLINE hn::Vec<D> ErfByPieces(D d, hn::Vec<D> a) {
   return hn::MulAdd(shifted, q, base);
 }
 
+// Where denormals flush (armv7 NEON): lanes with |x| < 2^-64, whose result
+// is about c x, take small() (which scales x first) instead of a piecewise
+// form's a + a q, whose a q would flush to zero. A vector holding such a lane
+// is rare; elsewhere this is `result`.
+template <class D, class Small>
+HWY_INLINE hn::Vec<D> SmallLanesScaled(D d, hn::Vec<D> x, hn::Vec<D> result, const Small& small) {
+  if constexpr (kFlushesDenormals) {
+    const auto tiny = hn::Lt(hn::Abs(x), hn::Set(d, 5.42101086e-20f));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, tiny))) return hn::IfThenElse(tiny, small(), result);
+  } else {
+    (void)d, (void)x, (void)small;
+  }
+  return result;
+}
+
 // erf(x): a vector entirely below |x| = 0.8 takes ErfSmall, one entirely
 // at or beyond 3.921875 (erf is +-1 in float from 3.9192 on) returns +-1,
 // every other vector ErfByPieces, with |x| clamped at 3.921875 and NaN
@@ -815,12 +836,14 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
   const auto abs_x = hn::Abs(x);
   if (hn::AllTrue(d, hn::Lt(abs_x, hn::Set(d, 0.8f)))) return ErfSmall(d, x);  // NaN stays NaN
   const auto saturation = hn::Set(d, 3.921875f);
+  const auto small = [&] { return ErfSmall(d, x); };
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(abs_x, saturation)))) {  // false for NaN
-    return hn::Xor3(ErfByPieces(d, abs_x), x, abs_x);
+    return SmallLanesScaled(d, x, hn::Xor3(ErfByPieces(d, abs_x), x, abs_x), small);
   }
   if (hn::AllTrue(d, hn::Ge(abs_x, saturation))) return hn::Xor3(hn::Set(d, 1.0f), x, abs_x);
   const auto clamped = ErfByPieces(d, hn::Min(abs_x, saturation));
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Xor3(clamped, x, abs_x));
+  return SmallLanesScaled(d, x, hn::IfThenElse(hn::IsNaN(x), x, hn::Xor3(clamped, x, abs_x)),
+                          small);
 }
 
 // GELU, erf form: x Phi(x) = x/2 erfc(-x / sqrt(2)), evaluated in x itself
@@ -856,7 +879,7 @@ HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
     return PolynomialRest(d, hn::Sub(a, hn::Set(d, 2.1f)), kMid, -5.88959922e-11f);
   };
   const auto far = [&] {
-    const auto t = hn::Div(hn::Set(d, 1.0f), a);
+    const auto t = Div(d, hn::Set(d, 1.0f), a);
     return PolynomialRest(d, hn::Sub(t, hn::Set(d, 0.2f)), kFar, 0.0f);
   };
   // Only the pieces some lane needs.
@@ -886,8 +909,13 @@ template <class D>
 HWY_INLINE hn::Vec<D> GeluMiddle(D d, hn::Vec<D> x) {
   static constexpr float kF[] = {0.797884583f,    -0.132981688f,   0.019958036f,
                                  -0.00242844713f, 0.000347920897f, -0.000111532274f};
+  const auto f = Polynomial(d, hn::Mul(x, x), kF);
+  if constexpr (kFlushesDenormals) {  // as in ErfSmall: exact scalings by 2^24
+    const auto half_x = hn::Mul(x, hn::Set(d, 8388608.0f));
+    return hn::Mul(hn::MulAdd(hn::Mul(half_x, x), f, half_x), hn::Set(d, 5.96046448e-08f));
+  }
   const auto half_x = hn::Mul(x, hn::Set(d, 0.5f));
-  return hn::MulAdd(hn::Mul(half_x, x), Polynomial(d, hn::Mul(x, x), kF), half_x);
+  return hn::MulAdd(hn::Mul(half_x, x), f, half_x);
 }
 
 // x Phi(x) for |x| in [0.665, 20]: -exp(-a^2/2) H(a) for negative x,
@@ -1039,7 +1067,9 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
   }
   if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f))))) {  // no NaN, no clamp
     const bool any_middle = !hn::AllFalse(d, is_middle);
-    if (any_middle && hn::AllTrue(d, hn::Lt(a, hn::Set(d, 8.0f)))) return GeluByPieces(d, x, a);
+    if (any_middle && hn::AllTrue(d, hn::Lt(a, hn::Set(d, 8.0f)))) {
+      return SmallLanesScaled(d, x, GeluByPieces(d, x, a), [&] { return GeluMiddle(d, x); });
+    }
     const auto tail = GeluTail</*kModerate=*/true>(d, x, a);
     if (!any_middle) return tail;
     return hn::IfThenElse(is_middle, GeluMiddle(d, x), tail);
@@ -1056,7 +1086,8 @@ HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
 // 0.044715 x^3). 2y reaches -80 where the result is still a normal float, so
 // float rounding of 2y alone would cost ~100 ULP: where double lanes exist, 2y
 // is computed in double and handed to the exp as two floats. The lanes of d
-// are the lanes of a full double vector there (as for sin/cos).
+// are the lanes of a full double vector there (as for sin/cos); armv7 takes
+// each lane through its VFP unit's double instead.
 // Below -20 the result is -0; x is clamped there.
 template <class D>
 HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
@@ -1069,6 +1100,19 @@ HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
   const auto hi = hn::DemoteTo(d, two_y_d);
   const auto lo = hn::DemoteTo(d, hn::Sub(two_y_d, hn::PromoteTo(dd, hi)));
   return TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(d, x, hi, lo, x_in);
+#elif HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  // The same 2y in double, lane by lane on the VFP unit.
+  HWY_ALIGN float hi[4];
+  HWY_ALIGN float lo[4];
+  hn::Store(x, d, hi);
+  for (size_t i = 0; i < hn::MaxLanes(d); ++i) {
+    const double xd = hi[i];
+    const double two_y = xd * (xd * xd * 0.071354816273134 + 1.5957691216057308);
+    hi[i] = static_cast<float>(two_y);
+    lo[i] = static_cast<float>(two_y - static_cast<double>(hi[i]));
+  }
+  return TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(d, x, hn::Load(d, hi), hn::Load(d, lo),
+                                                          x_in);
 #else
   const auto two_y = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), hn::Set(d, 0.0713548162f),
                                            hn::Set(d, 1.59576912f)));
@@ -1077,7 +1121,8 @@ HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
 }
 
 // 1 / sqrt(x), rounded once: in double where double lanes exist (d's lanes
-// are those of a double vector then), else sqrt and division in float.
+// are those of a double vector then) or a VFP unit does (armv7), else sqrt
+// and division in float.
 template <class D>
 HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
 #if HWY_HAVE_FLOAT64
@@ -1085,9 +1130,14 @@ HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
   const auto r = hn::DemoteTo(d, hn::Div(hn::Set(dd, 1.0), hn::Sqrt(hn::PromoteTo(dd, x))));
   // +-0 -> +-Inf in float (some targets' DemoteTo saturates Inf to the
   // largest float).
-  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Div(hn::Set(d, 1.0f), x), r);
+  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), Div(d, hn::Set(d, 1.0f), x), r);
+#elif HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  // The same in double, lane by lane on the VFP unit.
+  return ByVfpLanes(d, x, x, [](float v, float) {
+    return v == 0 ? 1.0f / v : static_cast<float>(1.0 / __builtin_sqrt(static_cast<double>(v)));
+  });
 #else
-  return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x));
+  return Div(d, hn::Set(d, 1.0f), Sqrt(d, x));
 #endif
 }
 
@@ -1163,14 +1213,38 @@ HWY_INLINE void ReduceHalfPi(D d, hn::Vec<D> x, hn::Vec<D>& r_out,
   r_out = hn::DemoteTo(d, r);
   quadrant = hn::DemoteTo(di, k_small);
 #else
-  // Float-only targets (e.g. Armv7): three-part Cody-Waite, the first two
-  // parts with 11 and 12 bits, so k P1 and k P2 are exact for |k| < 2^12.
+  // Float-only targets (armv7 NEON): three-part Cody-Waite, the first two
+  // parts with 11 and 12 bits, so k P1 and k P2 are exact for |k| < 2^12
+  // (|x| < 6433).
   const auto k = hn::Round(hn::Mul(x, hn::Set(d, 0.636619772f)));
   auto r = hn::NegMulAdd(k, hn::Set(d, 1.5703125f), x);
   r = hn::NegMulAdd(k, hn::Set(d, 4.838705062866211e-4f), r);
   r = hn::NegMulAdd(k, hn::Set(d, -4.371138828673793e-08f), r);
   r_out = r;
   quadrant = hn::ConvertTo(di, k);
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 6433.0f))))) {
+    // Beyond, rare in a network: the double reduction above, lane by lane on
+    // the VFP unit (armv7 has double there), for the same results.
+    HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
+    HWY_ALIGN int32_t quadrants[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(x, d, lanes);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) {
+      const double xd = lanes[i];
+      const double big = 2147483647.0;
+      double kd = xd * 0.63661977236758134;
+      if (!(kd > -big && kd < big)) {  // huge, Inf or NaN: SinCos's result
+        lanes[i] = 0.0f;               // is NaN or not meaningful there
+        quadrants[i] = kd > 0 ? 2147483647 : kd < 0 ? -2147483647 : 0;
+        continue;
+      }
+      kd = (kd + 6755399441055744.0) - 6755399441055744.0;  // round to nearest
+      const double rd = (xd - kd * 1.5707963276654482) - kd * -8.705515695504166e-10;
+      lanes[i] = static_cast<float>(rd);
+      quadrants[i] = static_cast<int32_t>(kd);
+    }
+    r_out = hn::Load(d, lanes);
+    quadrant = hn::Load(di, quadrants);
+  }
 #endif
 }
 

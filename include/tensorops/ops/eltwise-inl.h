@@ -12,6 +12,7 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/detail/ieee-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/ops/eltwise.h"
@@ -24,12 +25,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 // acc op x, for one input after the first. Max/Min return NaN if either is
 // NaN (IEEE maximum/minimum; x86's max would return the second operand).
 template <EltwiseKind kKind, class D>
-HWY_INLINE hn::Vec<D> Fold(D /*d*/, hn::Vec<D> acc, hn::Vec<D> x) {
+HWY_INLINE hn::Vec<D> Fold(D d, hn::Vec<D> acc, hn::Vec<D> x) {
+  (void)d;  // division's only
   using K = EltwiseKind;
   if constexpr (kKind == K::kSum) return hn::Add(acc, x);
   if constexpr (kKind == K::kSub) return hn::Sub(acc, x);
   if constexpr (kKind == K::kProduct) return hn::Mul(acc, x);
-  if constexpr (kKind == K::kDiv) return hn::Div(acc, x);
+  if constexpr (kKind == K::kDiv) return math::Div(d, acc, x);
   if constexpr (kKind == K::kMax || kKind == K::kMin) {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
       // x86's maxps/minps(x, acc) return acc when either is NaN, which

@@ -60,7 +60,10 @@ template <class Index>
 HWY_INLINE void PrefetchSlice(const uint8_t* data, Index k, int64_t axis_size,
                               size_t axis_stride, size_t lines) {
   const auto resolved = static_cast<uint64_t>(k < 0 ? k + axis_size : k);
-  const uintptr_t p = reinterpret_cast<uintptr_t>(data) + resolved * axis_stride;
+  // Unsigned arithmetic in the address width (32 bits on armv7): an index
+  // that wraps it only aims the prefetch elsewhere.
+  const uintptr_t p =
+      reinterpret_cast<uintptr_t>(data) + static_cast<uintptr_t>(resolved) * axis_stride;
   const auto line = [p](size_t i) { hwy::Prefetch(reinterpret_cast<const uint8_t*>(p + 64 * i)); };
   switch (lines) {
     case 8: line(7); [[fallthrough]];

@@ -44,13 +44,13 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
     if (kEstimate && math::kRsqrtInOneStep &&
         HWY_LIKELY(hn::AllTrue(d, math::IsPositiveNormal(d, base)))) {
       const auto t = math::ReciprocalSqrtNormal(d, base);
-      if constexpr (kThreeQuarters) return hn::Mul(t, hn::Sqrt(t));
+      if constexpr (kThreeQuarters) return hn::Mul(t, math::Sqrt(d, t));
       return t;
     }
-    const auto root = hn::Sqrt(base);
+    const auto root = math::Sqrt(d, base);
     const auto one = hn::Set(d, 1.0f);
-    if constexpr (kThreeQuarters) return hn::Div(one, hn::Mul(root, hn::Sqrt(root)));
-    return hn::Div(one, root);
+    if constexpr (kThreeQuarters) return math::Div(d, one, hn::Mul(root, math::Sqrt(d, root)));
+    return math::Div(d, one, root);
   }
 }
 

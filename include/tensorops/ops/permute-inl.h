@@ -108,7 +108,9 @@ HWY_NOINLINE void DeinterleaveRows(const uint8_t* src, uint8_t* const (&dst)[kCo
   const auto step = [&](auto d, size_t at) HWY_ATTR {
     hn::Vec<decltype(d)> v0, v1, v2, v3;  // by name: SVE vectors cannot be array elements
     if constexpr (kCols == 2) {
-      hn::LoadInterleaved2(d, in + 2 * at, v0, v1);
+      // Highway 1.0.3's armv7 overload for 64-bit lanes takes a non-const
+      // pointer (it only reads through it).
+      hn::LoadInterleaved2(d, const_cast<Unit*>(in) + 2 * at, v0, v1);
     } else if constexpr (kCols == 3) {
       hn::LoadInterleaved3(d, in + 3 * at, v0, v1, v2);
     } else {

@@ -169,7 +169,7 @@ HWY_INLINE void SoftmaxRow(const T* x, T* y, size_t n) {
       const auto diff = hn::Sub(LoadPart<T>(d, x + full, rest, hn::Zero(d)), m);
       vsum = hn::Add(vsum, hn::IfThenElseZero(valid, ExpOfDiff(d, diff)));
     }
-    const auto inv = hn::Div(hn::Set(d, 1.0f), hn::SumOfLanes(d, vsum));
+    const auto inv = math::Div(d, hn::Set(d, 1.0f), hn::SumOfLanes(d, vsum));
     const auto scaled = [&](size_t i, size_t count) {
       return hn::Mul(ExpOfDiff(d, hn::Sub(LoadPart<T>(d, x + i, count, hn::Zero(d)), m)), inv);
     };
@@ -372,7 +372,7 @@ HWY_INLINE void SoftmaxColumns(const uint8_t* x, uint8_t* y, size_t count, size_
         StoreUpToFromF32<T>(d, hn::Sub(hn::Sub(load(c), m), log_sum), out(c, j), rest);
       }
     } else {
-      const auto inv = hn::Div(hn::Set(d, 1.0f), sum);
+      const auto inv = math::Div(d, hn::Set(d, 1.0f), sum);
       for (size_t c = 0; c < count; ++c) {
         const auto e = kReuse ? LoadPart<float>(d, reinterpret_cast<const float*>(out(c, j)), rest,
                                                 hn::Zero(d))

@@ -43,8 +43,8 @@ HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
   if constexpr (kKind == K::kFloor) return hn::CopySign(hn::Floor(x), x);
   if constexpr (kKind == K::kRound) return hn::CopySign(hn::Round(x), x);
   if constexpr (kKind == K::kZero) return zero;
-  if constexpr (kKind == K::kSqrt) return hn::Sqrt(x);
-  if constexpr (kKind == K::kRcp) return hn::Div(one, x);
+  if constexpr (kKind == K::kSqrt) return math::Sqrt(d, x);
+  if constexpr (kKind == K::kRcp) return math::Div(d, one, x);
   if constexpr (kKind == K::kRsqrt) return math::Rsqrt(d, x);
   if constexpr (kKind == K::kSign) {
     const auto sign = hn::IfThenElse(hn::Lt(x, zero), hn::Neg(one), x);
@@ -81,7 +81,7 @@ HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
   if constexpr (kKind == K::kHardSwish) {
     // (x + 3) / 6 rather than x/6 + 1/2: near x = -3 the sum cancels, and
     // x + 3 is exact there while x/6 would carry its rounding into it.
-    const auto gate = hn::Div(hn::Add(x, hn::Set(d, 3.0f)), hn::Set(d, 6.0f));
+    const auto gate = math::Div(d, hn::Add(x, hn::Set(d, 3.0f)), hn::Set(d, 6.0f));
     return hn::Mul(x, ClampKeepNaN<D>(gate, zero, one));
   }
   if constexpr (kKind == K::kClip) {

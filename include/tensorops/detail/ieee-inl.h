@@ -1,0 +1,75 @@
+// Where a target's float arithmetic departs from IEEE 754, and division and
+// square root rounded as IEEE 754 says on every target.
+//
+// Every target's hn::Div and hn::Sqrt are correctly rounded but one: armv7's
+// Advanced SIMD has neither operation, and Highway 1.0.3 emulates both with
+// an estimate and Newton steps (about 1 ULP; sqrt(+Inf) and 1/sqrt(+Inf) come
+// out NaN). The VFP unit beside it divides and takes square roots as IEEE
+// 754 says, denormals included, so there each lane goes through it. Kernels
+// call these instead of hn::Div and hn::Sqrt; elsewhere they are exactly those.
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_DETAIL_IEEE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_DETAIL_IEEE_INL_H_
+#undef TENSOROPS_DETAIL_IEEE_INL_H_
+#else
+#define TENSOROPS_DETAIL_IEEE_INL_H_
+#endif
+
+#include <stddef.h>
+
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace math {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// armv7's Advanced SIMD flushes denormal inputs and results to zeros of their
+// sign (tensorops::FlushesDenormals). Kernels whose result is about c x near
+// 0 scale x by 2^24 first there, so that a normal result does not lose its
+// small terms to a flushed intermediate.
+inline constexpr bool kFlushesDenormals = HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON;
+
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+// The lanes of a (at most 128-bit) float vector, one at a time on the VFP
+// unit: f(a[i], b[i]) for every lane.
+template <class D, class F>
+HWY_INLINE hn::Vec<D> ByVfpLanes(D d, hn::Vec<D> a, hn::Vec<D> b, const F& f) {
+  static_assert(hwy::IsSame<hn::TFromD<D>, float>() && hn::MaxLanes(D()) <= 4);
+  HWY_ALIGN float la[4];
+  HWY_ALIGN float lb[4];
+  hn::Store(a, d, la);
+  hn::Store(b, d, lb);
+  for (size_t i = 0; i < hn::MaxLanes(d); ++i) la[i] = f(la[i], lb[i]);
+  return hn::Load(d, la);
+}
+#endif
+
+template <class D>
+HWY_INLINE hn::Vec<D> Div(D d, hn::Vec<D> a, hn::Vec<D> b) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  return ByVfpLanes(d, a, b, [](float x, float y) { return x / y; });
+#else
+  (void)d;
+  return hn::Div(a, b);
+#endif
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Sqrt(D d, hn::Vec<D> x) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  return ByVfpLanes(d, x, x, [](float v, float) { return __builtin_sqrtf(v); });
+#else
+  (void)d;
+  return hn::Sqrt(x);
+#endif
+}
+
+}  // namespace math
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_DETAIL_IEEE_INL_H_

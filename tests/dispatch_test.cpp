@@ -121,5 +121,16 @@ TEST_CASE("Composable mode: the user's cycle compiles tensorops' kernels", "[dis
   });
 }
 
+// Each ctest case runs in a process of its own, so here the user's
+// HWY_DYNAMIC_DISPATCH is the program's first dispatch; nothing is forced.
+TEST_CASE("Composable mode: the user's first dispatch and tensorops both run the best target",
+          "[dispatch]") {
+  const std::vector<float> in = {1.0f, 2.0f, 3.0f};
+  const ComposableResult r = RunComposable(in);
+  const int64_t best = RunnableTargets().front();
+  CHECK(r.user_target == best);
+  CHECK(r.tensorops_target == best);
+}
+
 }  // namespace
 }  // namespace tensorops::test

@@ -30,6 +30,14 @@ struct DispatchTable {
       HWY_CHOOSE_FALLBACK(Impl<Op>::Run)};
 };
 
+// Highway 1.0.3 chooses its target once, at the first dynamic dispatch of
+// any code in the program, from a mask that misses what dispatch.h adds
+// (NEON on armv7, SVE_256 and SVE2_128); the user's own HWY_DYNAMIC_DISPATCH
+// in composable mode would then make that choice for tensorops' tables too.
+// Choosing here, during static initialisation, makes the first choice the
+// right one for both.
+inline const bool kTargetChosenAtStartup = (SupportedTargets(), true);
+
 template <class Op, int64_t kTargets>
 void RunKernel(const Op& op, const typename Op::Job& job) {
 #if (HWY_TARGETS & (HWY_TARGETS - 1)) == 0

@@ -9,21 +9,9 @@
 # TENSOROPS_QEMU_CPU (e.g. "max,sve-default-vector-length=32" for 256-bit SVE,
 # "cortex-a72" for NEON only) in the environment of ctest, or at configure
 # time. The default, "max", has SVE2 at qemu's default vector length.
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
-
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-
-# Debian's multiarch layout: arm64 libraries and CMake packages live under
-# /usr/lib/aarch64-linux-gnu, architecture-independent ones (Catch2's
-# headers) under /usr; the host's x86 libraries must never be picked up.
-set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
-set(CMAKE_FIND_ROOT_PATH / /usr/aarch64-linux-gnu)
+set(TENSOROPS_CROSS_TRIPLET aarch64-linux-gnu)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-multiarch.cmake)
 
 # No `-L /usr/aarch64-linux-gnu`: that mixes the cross toolchain's loader with
 # the arm64 multiarch libc (/usr/lib/aarch64-linux-gnu), and every thread

@@ -25,11 +25,9 @@
 # Which CPU qemu emulates decides what runs: set TENSOROPS_QEMU_CPU (e.g.
 # "cortex-a9" for NEON with VFPv3, "cortex-a15" for NEON with VFPv4) in the
 # environment of ctest. The default is "cortex-a15".
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR armv7l)
-
-set(CMAKE_C_COMPILER arm-linux-gnueabihf-gcc)
-set(CMAKE_CXX_COMPILER arm-linux-gnueabihf-g++)
+set(TENSOROPS_CROSS_TRIPLET arm-linux-gnueabihf)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-multiarch.cmake)
 
 set(TENSOROPS_ARMV7_BASELINE camera CACHE STRING
     "armv7 baseline flags: camera (NEON, VFPv3), neon-vfpv4, or debian (no NEON)")
@@ -49,14 +47,7 @@ endif()
 set(CMAKE_CXX_FLAGS_INIT "${tensorops_armv7_flags} -mfloat-abi=hard -mfp16-format=ieee -Wno-psabi")
 set(CMAKE_C_FLAGS_INIT "${tensorops_armv7_flags} -mfloat-abi=hard")
 
-# Debian's multiarch layout, as in aarch64-linux-gnu.cmake.
-set(CMAKE_LIBRARY_ARCHITECTURE arm-linux-gnueabihf)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
-set(CMAKE_FIND_ROOT_PATH / /usr/arm-linux-gnueabihf)
-
+# Without -L, as in aarch64-linux-gnu.cmake: qemu finds the multiarch loader.
 set(CMAKE_CROSSCOMPILING_EMULATOR
     ${CMAKE_CURRENT_LIST_DIR}/qemu-arm.sh
     CACHE FILEPATH "Runs armv7 binaries under qemu-user")

@@ -54,6 +54,7 @@ def main():
             "gbps": b.get("bytes_per_second", 0) / 1e9,
             "label": b.get("label", ""),
         }
+    print_activation_headline(cases)
     if cases:
         print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x fastest peer':>22} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
@@ -87,6 +88,49 @@ def main():
     ctx = report["context"]
     print(f"\n{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
           f"caches: " + ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in ctx.get("caches", [])))
+
+
+RANDOM_CASES = [("1M_normal1", "N(0,1)"), ("1M_normal3", "N(0,3)"),
+                ("1M_uniform10", "U[-10,10)")]
+
+
+def print_activation_headline(cases):
+    """The activations on the data users have: per op, tensorops' ns/element
+    and its ratio to the fastest peer on each random distribution, the spread
+    of its time across them (slowest / fastest; ~1.0 for a kernel whose cost
+    does not depend on the data), and the ramp as a secondary column."""
+    ops = sorted({op for op, case in cases if op.startswith("unary_")})
+    if not ops:
+        return
+
+    def cell(op, case):
+        impls = cases.get((op, case), {})
+        ours = impls.get("tensorops")
+        if not ours:
+            return None, ""
+        peers = [(v["ns_per_elem"], k) for k, v in impls.items()
+                 if not k.startswith("tensorops") and not k.startswith("memcpy")]
+        text = f"{ours['ns_per_elem']:.3f}"
+        if peers:
+            best, name = min(peers)
+            text += f" {best / ours['ns_per_elem']:.2f}x {name}"
+        return ours["ns_per_elem"], text
+
+    print("activations, 1M floats: tensorops ns/element and x fastest peer")
+    header = f"{'op':14}" + "".join(f" {label:>24}" for _, label in RANDOM_CASES)
+    print(header + f" {'spread':>7} {'ramp':>24}")
+    for op in ops:
+        times, texts = [], []
+        for case, _ in RANDOM_CASES:
+            ns, text = cell(op, case)
+            if ns:
+                times.append(ns)
+            texts.append(text)
+        spread = f"{max(times) / min(times):.2f}" if times else ""
+        ramp = cell(op, "1M_ramp")[1]
+        print(f"{op[len('unary_'):]:14}" + "".join(f" {t:>24}" for t in texts) +
+              f" {spread:>7} {ramp:>24}")
+    print()
 
 
 def print_scaling(scaling):

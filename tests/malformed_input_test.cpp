@@ -25,6 +25,7 @@ struct Inputs {
   TestTensor<float, Strided<>> x{{2, 3, 4}};
   TestTensor<int64_t, Strided<>> idx{{2, 3, 4}};
   TestTensor<float, Nchw> image{{1, 4, 3, 3}};
+  TestTensor<float, Strided<2>> square{{4, 4}};
   Inputs() {
     x.Fill([](const Extents& i) { return static_cast<float>(i[2]); });
     idx.Fill([](const Extents& i) { return static_cast<int64_t>(i[2] % 2); });
@@ -39,6 +40,7 @@ struct Outputs {
   TestTensor<float, Strided<>> out{{2, 3, 4}, {0, 1, 2}};
   TestTensor<float, Strided<>> wrong{{2, 3, 5}};
   TestTensor<float, Nchw> image{{1, 4, 3, 3}, {0, 0, 0, 1}};
+  TestTensor<float, Strided<2>> square{{4, 4}, {0, 1}};
 };
 
 struct Row {
@@ -57,6 +59,13 @@ std::vector<Row> Rows() {
   float buffer[64] = {};
   (void)buffer;
   return {
+      // ---- GEMM ----
+      {"Gemm transpose_b with B packed without transposition", ErrorCode::kBadArgument,
+       "packed without transposition",
+       [](Inputs& in, Outputs& out) {
+         const PackedGemmB packed(in.square.ConstView());
+         Gemm{.transpose_b = true}(in.square.ConstView(), packed, out.square.View());
+       }},
       // ---- Views, pitches, extents ----
       {"rank 13", ErrorCode::kBadRank, "exceeds kMaxRank",
        [](Inputs&, Outputs&) { Dims d{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}; }},
@@ -252,6 +261,7 @@ TEST_CASE("Malformed inputs: every row names its problem and writes nothing", "[
     const auto out_before = out.out.Snapshot();
     const auto wrong_before = out.wrong.Snapshot();
     const auto image_before = out.image.Snapshot();
+    const auto square_before = out.square.Snapshot();
     bool thrown = false;
     try {
       row.call(in, out);
@@ -265,6 +275,7 @@ TEST_CASE("Malformed inputs: every row names its problem and writes nothing", "[
     CHECK(out.out.Snapshot() == out_before);
     CHECK(out.wrong.Snapshot() == wrong_before);
     CHECK(out.image.Snapshot() == image_before);
+    CHECK(out.square.Snapshot() == square_before);
   }
 }
 

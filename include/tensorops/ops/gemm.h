@@ -222,7 +222,9 @@ inline GemmBlocking ActiveGemmBlocking() {
 // op(B) packed once for many calls: inference weights. It owns ceil(N/NR)
 // panels of K x NR floats (the Transpose1xW layout with W = NR) for the target
 // active when it was made; using it after forcing another target with a
-// different NR (tests do that) is an error, not a wrong result.
+// different NR (tests do that) is an error, not a wrong result. It remembers
+// whether it packed B or B^T, so that a Gemm asking for B^T of a B packed as
+// it is fails instead of multiplying by the wrong matrix.
 class PackedGemmB {
  public:
   template <class S>
@@ -231,6 +233,7 @@ class PackedGemmB {
     static_assert(kIsFloatElement<T>, "PackedGemmB: B must be float, float16 or bfloat16");
     k_ = b.dim(transpose_b ? 1 : 0);
     n_ = b.dim(transpose_b ? 0 : 1);
+    transposed_ = transpose_b;
     nr_ = ActiveGemmBlocking().nr;
     const size_t panels = (n_ + nr_ - 1) / nr_;
     const size_t floats = detail::CheckedMul(detail::CheckedMul(panels, nr_, "PackedGemmB size"),
@@ -247,10 +250,12 @@ class PackedGemmB {
   size_t rows() const { return k_; }          // K
   size_t cols() const { return n_; }          // N
   size_t panel_width() const { return nr_; }  // NR of the target it was packed for
+  bool transposed() const { return transposed_; }  // packed B^T (B given as N x K)
   const float* data() const { return data_.get(); }
 
  private:
   size_t k_ = 0, n_ = 0, nr_ = 0;
+  bool transposed_ = false;
   hwy::AlignedFreeUniquePtr<float[]> data_;
 };
 
@@ -277,7 +282,9 @@ struct Gemm {
                   std::span<std::byte> scratch) const {
     Run(a, b, nullptr, c, scratch, true, SerialExecutor{});
   }
-  // With B packed beforehand; transpose_b is ignored (the packing applied it).
+  // With B packed beforehand: op(B) is what was packed. transpose_b may be
+  // false (take the packing as it is) or agree with the packing; true for a
+  // B packed without transposition is an error.
   template <class SA, Executor E = SerialExecutor>
   void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
                   E&& executor = {}) const {
@@ -310,6 +317,11 @@ struct Gemm {
     using TB = std::remove_const_t<SB>;
     static_assert(kIsFloatElement<TA> && kIsFloatElement<TB>,
                   "Gemm: A and B must be float, float16 or bfloat16");
+    if (packed != nullptr && transpose_b && !packed->transposed()) {
+      detail::Fail(ErrorCode::kBadArgument,
+                   "Gemm: transpose_b = true, but B was packed without transposition; "
+                   "PackedGemmB(b, true) packs B^T");
+    }
     const bool ta = transpose_a, tb = transpose_b && packed == nullptr;
     const size_t m = a.dim(ta ? 1 : 0), k = a.dim(ta ? 0 : 1);
     const size_t kb = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);

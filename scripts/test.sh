@@ -91,7 +91,7 @@ aarch64() {
 }
 
 # 32-bit Arm (armhf), two builds, each run under qemu-arm on two CPUs:
-# - camera: NEON (VFPv3) baseline, as camera SDKs build; on a Cortex-A15
+# - camera: NEON (VFPv3) baseline, for Cortex-A9-class cameras; on a Cortex-A15
 #   (NEON, VFPv4) and a Cortex-A9 (NEON, VFPv3), both run NEON. The binaries
 #   must hold no VFPv4 instruction (fused multiply-add), or the Cortex-A9
 #   that the build targets could not run them.

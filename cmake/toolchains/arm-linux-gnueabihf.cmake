@@ -8,9 +8,9 @@
 #        [-DTENSOROPS_ARMV7_BASELINE=camera|neon-vfpv4|debian]
 #
 # The baseline is the code every function may use, what -march/-mfpu say:
-#   camera      -march=armv7-a -mfpu=neon -mthumb: NEON with VFPv3, what
-#               Cortex-A9 has and camera SDKs' armv7hf builds use (the
-#               default here). NEON runs on every NEON CPU.
+#   camera      -march=armv7-a -mfpu=neon -mthumb: NEON with VFPv3, the FPU
+#               of Cortex-A9-class cameras (ARTPEC-6/7); the default here.
+#               NEON runs on every NEON CPU.
 #   neon-vfpv4  -march=armv7-a -mfpu=neon-vfpv4 -mthumb: NEON with VFPv4
 #               (fused multiply-add); Cortex-A7/A15 and newer only.
 #   debian      no flags: Debian's armhf defaults (-march=armv7-a+fp

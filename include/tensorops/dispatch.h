@@ -60,9 +60,9 @@ inline int64_t& ForcedTarget() {
 // uses HWCAP_ macros that glibc's <sys/auxv.h> does not define on 32-bit Arm),
 // so the auxiliary vector is read here. What the NEON copy needs depends on
 // the build's baseline (-mfpu):
-// - NEON in the baseline (-mfpu=neon, the camera SDKs' flags): GCC compiles
-//   the NEON copy for exactly that FPU, VFPv3 with NEON; every NEON CPU
-//   (Cortex-A8/A9 too) runs it.
+// - NEON in the baseline (-mfpu=neon, for Cortex-A9-class cameras): GCC
+//   compiles the NEON copy for exactly that FPU, VFPv3 with NEON; every NEON
+//   CPU (Cortex-A9 too) runs it.
 // - No NEON in the baseline (Debian's default, -mfpu=auto): Highway compiles
 //   the NEON copy for NEON with VFPv4, whose fused multiply-add GCC then
 //   emits in its scalar parts; a VFPv3 CPU such as Cortex-A9 cannot run it

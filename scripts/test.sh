@@ -188,12 +188,20 @@ case "$configs" in
   aarch64 | armv7) ;;
   *) scripts/install-deps.sh --bench ;;
 esac
+# Each configuration's wall time, so that CI's budget can be read off a log.
+started=$(date +%s)
+took() {
+  now=$(date +%s)
+  echo "== $1 took $((now - started)) s"
+  started=$now
+}
 for c in $configs; do
   if [ "$c" = fuzz ] || [ "$c" = aarch64 ] || [ "$c" = armv7 ] || [ "$c" = newer_deps ]; then
     if ! $c; then
       echo "== FAILED: $c" >&2
       exit 1
     fi
+    took "$c"
     continue
   fi
   ctest_args=""
@@ -218,5 +226,6 @@ for c in $configs; do
     echo "== FAILED: $c" >&2
     exit 1
   fi
+  took "$c"
 done
 echo "== all tests passed"

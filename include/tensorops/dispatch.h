@@ -81,6 +81,9 @@ inline int64_t TargetsHighwayMisses() {
   return 0;
 }
 
+// Every compiled target this CPU runs, while Highway forces none.
+inline int64_t DetectedTargets() { return hwy::SupportedTargets() | TargetsHighwayMisses(); }
+
 // hwy::SupportedTargets(), leaving Highway's chosen target as it should be.
 // With nothing forced, Highway 1.0.3 re-detects the CPU and, before it adds
 // the width-specific targets (SVE_256 on 256-bit SVE, SVE2_128 on 128-bit
@@ -91,8 +94,7 @@ inline int64_t TargetsHighwayMisses() {
 // architecture (elsewhere it is the mask Highway chose from anyway).
 // While a target is forced, Highway reports exactly that one.
 inline int64_t SupportedTargets() {
-  int64_t supported = hwy::SupportedTargets();
-  if (ForcedTarget() == 0) supported |= TargetsHighwayMisses();
+  const int64_t supported = ForcedTarget() == 0 ? DetectedTargets() : hwy::SupportedTargets();
   hwy::GetChosenTarget().Update(supported);
   return supported;
 }
@@ -125,7 +127,7 @@ inline std::vector<int64_t> RunnableTargets() {
     supported = detail::SupportedTargets();
   } else {
     hwy::SetSupportedTargetsForTest(0);
-    supported = hwy::SupportedTargets() | detail::TargetsHighwayMisses();
+    supported = detail::DetectedTargets();
     hwy::SetSupportedTargetsForTest(forced);
   }
   std::vector<int64_t> targets;

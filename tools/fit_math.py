@@ -177,7 +177,7 @@ def main():
     E = lambda u: mp.erf(mp.sqrt(u)) / mp.sqrt(u) if u else 2 / mp.sqrt(mp.pi)
     fit_weighted("erf: E(u) = erf(x)/x - 1, u = x^2", lambda u: E(u) - 1, mp.mpf(0),
                  mp.mpf('0.8')**2, 5, E, mp.mpf(0))
-    # Every other vector below 3.921875 (ErfByPieces): one polynomial with
+    # erf(|x|) with |x| clamped at 3.921875 (ErfByPieces): one polynomial with
     # per-lane coefficients. Piece 0 is the E above (a < 0.75); pieces 1-7
     # split [0.75, 4.25) into halves (the piece is round(2a) - 1) and hold
     # erf(c + t) = erf(c) + t Q(t), with c a float whose erf is nearly a
@@ -202,31 +202,21 @@ def main():
         split0=True)
     fit("gelu: H(a) = G(1/a), a in [2.83, 20]", lambda t: H(1 / t), 1 / mp.mpf(20), 1 / mp.mpf('2.83'),
         10, center=mp.mpf('0.2'))
-    # Vectors with every x >= 0.665 (GeluPositiveTail): GELU = x - exp(-x^2/2)
-    # H(x), where the tail is a correction damped by tail / result, so H's
-    # error is weighed by exp(-x^2/2) / GELU(x): two pieces in x, shorter
-    # than the relative fits and with no division; the right one is evaluated
-    # at min(x, 5.375) (GELU is x beyond).
-    damped = lambda x: x * Phi(x) * mp.exp(x * x / 2)
-    fit_weighted("gelu: H(x) on [0.665, 2]", H, mp.mpf('0.665'), mp.mpf(2), 8, damped,
-                 mp.mpf('1.33'), split0=True)
-    fit_weighted("gelu: H(x) on [2, 5.375]", H, mp.mpf(2), mp.mpf('5.375'), 5, damped,
-                 mp.mpf('3.7'), split0=True)
-    # Vectors with every |x| < 8 that are not all in one of the pieces above
-    # (GeluByPieces): x Phi(x) = max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2),
-    # one polynomial with per-lane coefficients. Piece 0 (a < 0.75):
-    # T = a/2 + a^2 Q(a^2), Q = -F/2 with F as GeluMiddle's but to 0.75
-    # (degree 6); the kernel's table holds Q, printed after F (exact).
+    # Vectors with every |x| < 13 (GeluByPieces): x Phi(x) = max(x, 0) - T(a),
+    # T(a) = (a/2) erfc(a/sqrt2), one polynomial with per-lane coefficients.
+    # Piece 0 (a < 0.75): T = a/2 + a^2 Q(a^2), Q = -F/2 with F as GeluMiddle's
+    # but to 0.75 (degree 6); the kernel's table holds Q, printed after F (exact).
     F_piece = fit_weighted("gelu by pieces: F(u) = erf(x/sqrt2)/x, u = x^2 < 0.75^2", F,
                            mp.mpf('1e-6'), mp.mpf('0.75')**2, 6, F_weight, mp.mpf(0),
                            constant=to_float(mp.sqrt(2 / mp.pi)))
     print("   piece 0's Q = -F/2: " + ", ".join(f"{-c / 2:.9g}f" for c in F_piece))
-    # Pieces 1-7 split [0.75, 8) where a's exponent or first mantissa bit
+    # Pieces 1-6 split [0.75, 6) where a's exponent or first mantissa bit
     # changes: T = exp(-a^2/2) H(a), H(c + t) = H(c) + t Q(t), c a float
     # whose H is nearly a float, Q fitted for H's relative error (the left
-    # tail's), damped by |t|.
+    # tail's), damped by |t|. Piece 7, a in [6, 13.5): the same in w = 1/a.
     fit_pieces("gelu by pieces, H", H, [('0.75', '1'), ('1', '1.5'), ('1.5', '2'), ('2', '3'),
-                                        ('3', '4'), ('4', '6'), ('6', '8')])
+                                        ('3', '4'), ('4', '6')])
+    fit_pieces("gelu by pieces, H(1/w)", lambda w: H(1 / w), [(1 / mp.mpf('13.5'), 1 / mp.mpf(6))])
     # sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2), |r| <= pi/4.
     q = (mp.pi / 4)**2 * mp.mpf('1.01')
     fit("sin: S(u) = (sin(r)-r)/r^3", lambda u: (mp.sin(mp.sqrt(u)) - mp.sqrt(u)) / mp.sqrt(u)**3

@@ -142,6 +142,21 @@ HWY_INLINE hn::Vec<D> EvaluateWhereNeeded(D d, hn::Mask<D> mask, const IfTrue& i
   return hn::IfThenElse(mask, if_true(), if_false());
 }
 
+// 1/a to about 2^-23 (relative) from the reciprocal estimate and Newton
+// steps: one from AVX-512's 14-bit estimate, two from the 12 bits of other
+// x86 targets and the 8 of Arm's. Cheaper than a division where the result
+// can take that error; a = 0 gives NaN.
+template <class D>
+HWY_INLINE hn::Vec<D> ReciprocalNewton(D d, hn::Vec<D> a) {
+  const auto one = hn::Set(d, 1.0f);
+  auto r = hn::ApproximateReciprocal(a);
+  r = hn::MulAdd(r, hn::NegMulAdd(a, r, one), r);
+#if !(HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3)
+  r = hn::MulAdd(r, hn::NegMulAdd(a, r, one), r);
+#endif
+  return r;
+}
+
 // exp(hi + lo) as (1 + q) * 2^k with 1 + q in [0.67, 1.5]: the parts of the
 // result before scaling, so callers can multiply by a factor first and round
 // a denormal result once. The parts come back through references: a struct
@@ -454,15 +469,10 @@ HWY_INLINE void NegScaledSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& hi,
 // exp(-factor z^2) with the argument carried in those two parts, returned
 // before scaling like ExpSplit.
 template <class D>
-HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k,
-                             bool within_clamp = false) {
+HWY_INLINE void ExpNegSquare(D d, hn::Vec<D> z, float factor, hn::Vec<D>& q, ExpScale<D>& k) {
   hn::Vec<D> hi, lo;  // -factor z^2 = hi + lo
   NegScaledSquare(d, z, factor, hi, lo);
-  if (within_clamp) {  // the caller knows every z^2 factor <= 120
-    ExpSplitUnclamped</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
-  } else {
-    ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
-  }
+  ExpSplit</*kHasLow=*/true, /*kPrecise=*/true>(d, hi, lo, q, k);
 }
 
 // log(x). x = 2^e m with m in [sqrt(1/2), sqrt(2)) (denormals are scaled by
@@ -578,32 +588,17 @@ HWY_INLINE hn::Vec<D> TanhLarge(D d, hn::Vec<D> a, hn::Vec<D> x) {
   return hn::CopySignToAbs(hn::Sub(one, q), x);
 }
 
-// tanh(x): TanhSmall below |x| = 0.625, TanhLarge above. A vector with every
-// |x| in [0.625, 40] (the common case) takes TanhLarge alone: exp(2|x|) is a
-// normal float there, so no clamp and no NaN fix-up. Otherwise |x| is
-// clamped at 9.1 (tanh is 1 in float beyond), NaN lanes get x back, and a
-// vector entirely on one side of 0.625 computes only that side. (Helper
-// functions, not lambdas: GCC called a lambda used twice out of line,
-// passing vectors through memory.)
+// tanh(x): TanhSmall below |x| = 0.625, TanhLarge above, both evaluated for
+// every vector and blended, so that the cost does not depend on how a
+// vector's lanes mix (on random activations they almost always do). |x| is
+// clamped at 9.1, where tanh is +-1 in float, so exp(2|x|) is a normal
+// float for every lane, infinities included; NaN lanes take TanhSmall,
+// which passes NaN through.
 template <class D>
 HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   const auto a = hn::Abs(x);
-  // a in [0.625, 40] (false for NaN) by one signed compare of a's bits moved
-  // so that 0.625 (0x3F200000) lands on INT32_MIN and 40 (0x42200000) on
-  // INT32_MIN + 0x03000000: an integer add and a compare, one operation
-  // fewer than |a - 20.3125| < 19.6875 (Zen 4 L1: 1-2% on every input).
-  const hn::RebindToSigned<D> di;
-  const auto moved = hn::Add(hn::BitCast(di, a), hn::Set(di, 0x40E00000));
-  const auto in_range = hn::Lt(moved, hn::Set(di, static_cast<int32_t>(0x83000001u)));
-  if (HWY_LIKELY(hn::AllTrue(di, in_range))) {
-    return TanhLarge(d, a, x);
-  }
-  const auto is_small = hn::Lt(a, hn::Set(d, 0.625f));
-  if (hn::AllTrue(d, is_small)) return TanhSmall(d, x);
   const auto large = TanhLarge(d, hn::Min(a, hn::Set(d, 9.1f)), x);
-  const auto clamped = hn::IfThenElse(hn::IsNaN(x), x, large);
-  if (hn::AllFalse(d, is_small)) return clamped;
-  return hn::IfThenElse(is_small, TanhSmall(d, x), clamped);
+  return hn::IfThenElse(hn::Ge(a, hn::Set(d, 0.625f)), large, TanhSmall(d, x));
 }
 
 // m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)
@@ -700,29 +695,33 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/false>(d, one, x, x, x);
 }
 
-// x * sigmoid(x). A vector with every x in (0, 87) (the common case: half of
-// any symmetric input) takes a short form: x / (1 + e) with e = exp(-x) a
-// normal float, and x exact as the numerator. e's error reaches the result
-// damped by e / (1 + e) <= 1/2, so exp's degree-6 polynomial does; the
-// quotient r is corrected by the division's exact remainder and the exact
-// rounding error of 1 + e, over a reciprocal estimate (enough for a term
-// below an ULP): every float in [0, 100) within 0.90 ULP on FMA targets, as
-// before, in about half of TimesSigmoid's arithmetic. Other vectors take
-// TimesSigmoid; below -200 the result is -0 (x is clamped there so -Inf does
-// not meet 0).
+// x * sigmoid(x). Where multiply-add fuses, a vector with every |x| < 87
+// (on activations, every vector) takes one form, whatever the signs of its
+// lanes: x / (1 + e) for x > 0 and x e / (1 + e) for x < 0, with e =
+// exp(-|x|) a normal float. The quotient r is corrected by the division's
+// exact remainder and the exact rounding errors of 1 + e (Fast2Sum) and of
+// x e, over a reciprocal estimate (enough for a term below an ULP). e's
+// error reaches the result damped by 1 / (1 + e) only, so exp is the precise
+// one. The correction of x = -0 sums to +0: the sign is x's in every case.
+// Without fused multiply-add those errors are not exact (2.8 ULP), and every
+// vector takes TimesSigmoid, whose numerator keeps exp's 1 + q unrounded;
+// so do vectors with a lane beyond |x| = 87 or NaN. Below -200 the result
+// is -0 (x is clamped there so -Inf does not meet 0).
 template <class D>
 HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
-  // x > 0, not >= 0: -0 must stay -0, and +-0 sums to +0 below.
-  const auto in_range = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, 87.0f)));
-  if (hn::AllTrue(d, in_range)) {  // false for NaN
+  const auto neg_abs = hn::Or(x, hn::SignBit(d));  // -|x|
+  if (HWY_NATIVE_FMA && HWY_LIKELY(hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f))))) {
     const auto one = hn::Set(d, 1.0f);
-    const auto e = ExpNormalRange(d, hn::Neg(x));
+    const auto e = ExpNormalRange</*kPrecise=*/true>(d, neg_abs);
     const auto den = hn::Add(one, e);
     const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
-    const auto r = Div(d, x, den);
-    const auto remainder = hn::NegMulAdd(r, den, x);  // exact with FMA
-    const auto rest = hn::NegMulAdd(r, den_err, remainder);
-    return hn::MulAdd(rest, hn::ApproximateReciprocal(den), r);
+    const auto factor = hn::IfThenElse(SignBitSet(d, x), e, one);
+    const auto num = hn::Mul(x, factor);
+    const auto num_err = hn::MulSub(x, factor, num);  // exact with FMA
+    const auto r = Div(d, num, den);
+    const auto remainder = hn::NegMulAdd(r, den, num);  // exact with FMA
+    const auto rest = hn::Add(hn::NegMulAdd(r, den_err, remainder), num_err);
+    return hn::CopySign(hn::MulAdd(rest, hn::ApproximateReciprocal(den), r), x);
   }
   const auto xc = hn::Max(x, hn::Set(d, -200.0f));
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, xc, xc, xc, x);
@@ -743,7 +742,7 @@ HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> z) {
   return hn::MulAdd(z, e, z);
 }
 
-// erf(a) for a in [0, 3.921875] (not NaN) with every lane's piece
+// erf(a) for a in [0, 3.921875] with every lane's piece
 // evaluated at once: one polynomial whose coefficients are looked up per lane
 // (lane_table-inl.h).
 // Piece 0 (a < 0.75) is ErfSmall's erf = a + a E(a^2); pieces 1-7 split
@@ -793,8 +792,10 @@ HWY_INLINE hn::Vec<D> ErfByPieces(D d, hn::Vec<D> a) {
   // rounds to 2).
   const hn::RebindToSigned<D> di;
   const auto rounded = hn::MulAdd(a, hn::Set(d, 2.0f), hn::Set(d, 12582910.0f));
-  const auto piece = hn::Max(hn::Sub(hn::BitCast(di, rounded), hn::Set(di, 0x4B3FFFFF)),
-                             hn::Zero(di));
+  // NaN (which the caller replaces) must not index past the tables.
+  const auto piece = hn::Min(hn::Max(hn::Sub(hn::BitCast(di, rounded), hn::Set(di, 0x4B3FFFFF)),
+                                     hn::Zero(di)),
+                             hn::Set(di, 7));
   const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
   const auto shifted = hn::Sub(a, LookupLanes(d, kTables.centers, piece));
   const auto t = hn::IfThenElse(is_small, hn::Mul(a, a), shifted);
@@ -820,30 +821,17 @@ HWY_INLINE hn::Vec<D> SmallLanesScaled(D d, hn::Vec<D> x, hn::Vec<D> result, con
   return result;
 }
 
-// erf(x): a vector entirely below |x| = 0.8 takes ErfSmall, one entirely
-// at or beyond 3.921875 (erf is +-1 in float from 3.9192 on) returns +-1,
-// every other vector ErfByPieces, with |x| clamped at 3.921875 and NaN
-// restored only in vectors that reach the clamp or hold a NaN.
-// ErfByPieces replaced 1 - exp(-a^2) R(a) for |x| >= 0.8: as fast on
-// vectors entirely in that range (AVX-512, Zen 4; 1.2-1.3x faster with
-// AVX2, 1M-float ramps, bench/ab.py), and a vector straddling 0.8 costs one
-// evaluation instead of two.
-// erf(|x|) >= 0 takes x's sign bit (x ^ |x|) by one three-way exclusive or,
-// which needs no sign-mask constant: GCC rebuilt that constant in every
-// iteration (AVX-512 1M floats, [-3, 3): 156 -> 151 us).
+// erf(x) = sign(x) erf(|x|), erf(|x|) by ErfByPieces for every vector with
+// |x| clamped at 3.921875 (erf is +-1 in float from 3.9192 on): the cost
+// does not depend on the data. NaN lanes get x back. The sign: erf(|x|) >= 0
+// takes x's sign bit (x ^ |x|) by one three-way exclusive or, which needs no
+// sign-mask constant.
 template <class D>
 HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
   const auto abs_x = hn::Abs(x);
-  if (hn::AllTrue(d, hn::Lt(abs_x, hn::Set(d, 0.8f)))) return ErfSmall(d, x);  // NaN stays NaN
-  const auto saturation = hn::Set(d, 3.921875f);
-  const auto small = [&] { return ErfSmall(d, x); };
-  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(abs_x, saturation)))) {  // false for NaN
-    return SmallLanesScaled(d, x, hn::Xor3(ErfByPieces(d, abs_x), x, abs_x), small);
-  }
-  if (hn::AllTrue(d, hn::Ge(abs_x, saturation))) return hn::Xor3(hn::Set(d, 1.0f), x, abs_x);
-  const auto clamped = ErfByPieces(d, hn::Min(abs_x, saturation));
-  return SmallLanesScaled(d, x, hn::IfThenElse(hn::IsNaN(x), x, hn::Xor3(clamped, x, abs_x)),
-                          small);
+  const auto clamped = ErfByPieces(d, hn::Min(abs_x, hn::Set(d, 3.921875f)));
+  const auto result = hn::IfThenElse(hn::IsNaN(x), x, hn::Xor3(clamped, x, abs_x));
+  return SmallLanesScaled(d, x, result, [&] { return ErfSmall(d, x); });
 }
 
 // GELU, erf form: x Phi(x) = x/2 erfc(-x / sqrt(2)), evaluated in x itself
@@ -852,14 +840,14 @@ HWY_INLINE hn::Vec<D> Erf(D d, hn::Vec<D> x) {
 //   a < 0.665:  x/2 + (x^2/2) F(x^2)                    (F = erf(x/sqrt2)/x)
 //   x <= -0.665: -(a/2) erfc(a/sqrt2) = -exp(-a^2/2) H(a)
 //   x >= 0.665: x - exp(-a^2/2) H(a)
-// where H = c0 + rest is a polynomial in a (two pieces below 2.83) or in 1/a,
-// fitted for relative error (on the left the tail is the result; vectors
-// entirely on the right take GeluPositiveTail's shorter fits), and
-// exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H is summed
-// as c0 + (rest + q H), so its largest part, c0, meets one rounding, and 2^k
-// is applied last. Beyond |x| = 20 the result is x or -0 in float; x is
-// clamped there (only in vectors that reach |x| = 13). A vector entirely at
-// x >= 5.375 returns x itself.
+// where H is fitted for relative error (on the left the tail is the
+// result) and exp(-a^2/2) = (1 + q) 2^k comes from ExpNegSquare. (1 + q) H
+// is summed as H's constant + (the rest + q H), so its largest part meets
+// one rounding, and 2^k is applied last. Below |x| = 13 (GeluByPieces) H is
+// one polynomial with per-lane coefficients; GeluTailH's three pieces (in a
+// below 2.83, in 1/a beyond) serve the vectors that reach |x| = 13, where
+// results may be denormal and x is clamped at +-20 (the result is x or -0
+// in float beyond).
 template <class D>
 HWY_INLINE void GeluTailH(D d, hn::Vec<D> a, hn::Vec<D>& c0, hn::Vec<D>& rest) {
   static constexpr float kNear[] = {
@@ -918,55 +906,19 @@ HWY_INLINE hn::Vec<D> GeluMiddle(D d, hn::Vec<D> x) {
   return hn::MulAdd(hn::Mul(half_x, x), f, half_x);
 }
 
-// x Phi(x) for |x| in [0.665, 20]: -exp(-a^2/2) H(a) for negative x,
-// x - exp(-a^2/2) H(a) for positive. kModerate: every |x| < 13, where
-// exp(-x^2/2) H and the result are normal floats: no clamped reduction, no
-// two-step scaling.
-template <bool kModerate, class D>
+// x Phi(x) for |x| in [0.665, 20] where the result may be a denormal:
+// -exp(-a^2/2) H(a) for negative x, x - exp(-a^2/2) H(a) for positive.
+template <class D>
 HWY_INLINE hn::Vec<D> GeluTail(D d, hn::Vec<D> x, hn::Vec<D> a) {
   hn::Vec<D> q;
   ExpScale<D> k;
-  ExpNegSquare(d, a, 0.5f, q, k, kModerate);
+  ExpNegSquare(d, a, 0.5f, q, k);
   hn::Vec<D> c0, rest;
   GeluTailH(d, a, c0, rest);
   const auto h = hn::Add(c0, rest);
   const auto mantissa = hn::Add(c0, hn::MulAdd(q, h, rest));  // (1 + q) H
-  if constexpr (kModerate) {
-    // tail and result are normal floats, and max(x, 0) - tail is -tail or
-    // x - tail (never -0: tail > 0).
-    return hn::Sub(hn::Max(x, hn::Zero(d)), ScaleByPow2Normal(d, mantissa, k));
-  } else {
-    const auto tail = ScaleByPow2(d, mantissa, k);
-    return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
-  }
-}
-
-// x - exp(-x^2/2) H(x) for x in [0.665, 13). The tail is at most a third of
-// the result (at x = 0.665) and shrinks fast (2.3% at x = 2), so its own
-// error reaches the result damped: exp needs neither the two-part argument
-// (the rounding of x^2 costs the tail x^2/2 half-ULPs, the result a tenth
-// of an ULP at most) nor degree 7, exp and H are multiplied directly, and H
-// is fitted for the result's error (tools/fit_math.py, fit_weighted): degree
-// 8 below x = 2 and degree 5 above, both in x, no division. Beyond 5.375,
-// where GELU is x, H is evaluated at 5.375.
-template <class D>
-HWY_INLINE hn::Vec<D> GeluPositiveTail(D d, hn::Vec<D> x) {
-  static constexpr float kNear[] = {
-      0.295537591f, 0.0846804455f, -0.0470919013f, 0.0214631297f, -0.00856504682f,
-      0.00308246561f, -0.00101087964f, 0.000342509244f, -0.000117795491f};
-  static constexpr float kFar[] = {0.37457785f,     0.0111650256f,  -0.00339045771f,
-                                   0.00172806659f,  0.000344433065f, 0.000280417065f};
-  const auto near = [&] {
-    const auto t = hn::Sub(x, hn::Set(d, 1.33f));
-    return hn::Add(hn::Set(d, kNear[0]), PolynomialRest(d, t, kNear, -1.28973774e-08f));
-  };
-  const auto far = [&] {
-    const auto t = hn::Sub(hn::Min(x, hn::Set(d, 5.375f)), hn::Set(d, 3.7f));
-    return hn::Add(hn::Set(d, kFar[0]), PolynomialRest(d, t, kFar, 4.97562036e-09f));
-  };
-  const auto h = EvaluateWhereNeeded(d, hn::Lt(x, hn::Set(d, 2.0f)), near, far);
-  const auto e = ExpNormalRangeDamped</*kScaleLog2=*/-1>(d, hn::Neg(hn::Mul(x, x)));
-  return hn::NegMulAdd(e, h, x);
+  const auto tail = ScaleByPow2(d, mantissa, k);
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(tail), hn::Sub(x, tail));
 }
 
 // The piece of a >= 0 for GeluByPieces: 0 below 0.75, then
@@ -980,21 +932,25 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> PieceFromBits(D /*d*/, hn::Vec<D> a) {
   return hn::Max(bits_index, hn::Zero(di));
 }
 
-// x Phi(x) for |x| < 8 (not NaN) with every lane's piece evaluated at once,
-// for vectors that straddle GeluMiddle and the tails, or lie in the left
-// tail: x Phi(x) = max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2), and T is
-// one expression whose coefficients are looked up per lane (as ErfByPieces):
+// x Phi(x) for |x| < 13 (not NaN), every lane's piece evaluated at once (so
+// the cost does not depend on how a vector's lanes mix): x Phi(x) =
+// max(x, 0) - T(a), T(a) = (a/2) erfc(a/sqrt2), and T is one expression whose
+// coefficients are looked up per lane (as ErfByPieces):
 //  - piece 0 (a < 0.75): T = a/2 + a^2 Q(a^2), Q = -F/2 with F as in
 //    GeluMiddle (fitted to 0.75 with its constant fixed to the float
 //    sqrt(2/pi), so that constant's rounding is made up by the others);
-//  - pieces 1-7 (a in [0.75, 8), split where a's exponent or first mantissa
+//  - pieces 1-6 (a in [0.75, 6), split where a's exponent or first mantissa
 //    bit changes): T = exp(-a^2/2) H(a) with H(c + t) = H(c) + t Q(t), c a
 //    float whose H is within 0.002 ULP of a float, Q fitted for H's relative
-//    error (the left tail's) damped by |t|.
+//    error (the left tail's) damped by |t|;
+//  - piece 7 (a in [6, 13)): the same with H as a function of w = 1/a,
+//    H(1/(c + t)) = H(1/c) + t Q(t), t = w - c: H approaches 1/sqrt(2 pi) as
+//    1 - w^2, which no polynomial in a this wide follows.
 // exp(-a^2/2) = (1 + q) 2^k (two-part argument) and (1 + q) H sums as
 // H(c) + (t Q + q H), so H(c), the largest part, meets one rounding; in piece
 // 0 the same last steps give a/2 + a^2 Q as one fused step (H(c) and q are 0
-// there, and k is 0 for every a^2/2 < ln2/2).
+// there, and k is 0 for every a^2/2 < ln2/2). Below a = 13, T and the result
+// are normal floats.
 template <class D>
 HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
   static constexpr float kCoefficients[8][7] = {
@@ -1012,16 +968,18 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
        -1.96703077e-05f, 4.35341008e-06f},
       {0.00518967677f, -0.00136916025f, 0.000312795775f, -6.5286913e-05f, 1.27915519e-05f,
        -2.53922099e-06f, 4.60574228e-07f},
-      {0.00207773596f, -0.000414236303f, 7.22488112e-05f, -1.16288174e-05f, 1.77104505e-06f,
-       -2.68722232e-07f, 3.825199e-08f}};
+      {-0.0884967968f, -0.310775876f, 0.413941473f, 0.336751819f, -1.81787539f, 1.46355748f,
+       5.70340109f}};
   static constexpr float kCenter[8] = {0.0f,        0.875047565f, 1.24996996f, 1.75008512f,
-                                       2.50003672f, 3.49998999f,  5.00031042f, 7.00051069f};
+                                       2.50003672f, 3.49998999f,  5.00031042f, 0.120375171f};
   static constexpr float kValueAtCenter[8] = {0.0f,        0.244806141f, 0.288447618f,
                                               0.324160039f, 0.353329331f, 0.37220791f,
-                                              0.384598136f, 0.391255438f};
+                                              0.384598136f, 0.393396258f};
   static constexpr auto kTables = detail::MakePieceTables(kCoefficients, kCenter, kValueAtCenter);
-  const auto piece = PieceFromBits(d, a);  // at most 7 below 8
+  const hn::RebindToSigned<D> di;
+  const auto piece = hn::Min(PieceFromBits(d, a), hn::Set(di, 7));
   const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
+  const auto is_far = hn::Ge(a, hn::Set(d, 6.0f));
   hn::Vec<D> neg_half_square, neg_half_square_lo;  // -a^2/2 in two parts
   NegScaledSquare(d, a, 0.5f, neg_half_square, neg_half_square_lo);
   hn::Vec<D> q;
@@ -1037,8 +995,9 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
   if constexpr (!HWY_NATIVE_FMA) {
     square_lo = hn::Add(hn::MulAdd(neg_half_square, minus_two, hn::Neg(square)), square_lo);
   }
-  const auto t =
-      hn::IfThenElse(is_small, square, hn::Sub(a, LookupLanes(d, kTables.centers, piece)));
+  const auto variable = hn::IfThenElse(is_far, ReciprocalNewton(d, a), a);
+  const auto t = hn::IfThenElse(is_small, square,
+                                hn::Sub(variable, LookupLanes(d, kTables.centers, piece)));
   const auto poly = PolynomialPerLane(d, t, kTables.coefficients, piece);
   const auto value = LookupLanes(d, kTables.values, piece);
   // rest = t Q(t) (+ a/2 in piece 0, as one fused step), H = value + rest,
@@ -1050,33 +1009,26 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
   // Piece 0: a/2 - a^2 F/2 cancels up to 2.2x at a = 0.75, which would
   // magnify the rounding of a^2 in t to 1.3 ULP: its rest is added.
   mantissa = hn::MulAdd(hn::IfThenElseZero(is_small, square_lo), poly, mantissa);
-  // T and the result are normal floats (T > 0: never -0 from the subtraction
-  // but for x = -0, whose T is +0).
+  // T > 0: never -0 from the subtraction but for x = -0, whose T is +0.
   return hn::Sub(hn::Max(x, hn::Zero(d)), ScaleByPow2Normal(d, mantissa, k));
 }
 
+// x Phi(x): GeluByPieces for every vector with each |x| < 13, which is every
+// vector of an activation map; GeluMiddle alone for vectors entirely in
+// |x| < 0.665. Vectors with a lane beyond (results near or below the
+// denormal range, x itself, NaN) take GeluTail with x clamped at +-20,
+// where the result is x or -0 in float.
 template <class D>
 HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
   const auto a = hn::Abs(x);
   const auto is_middle = hn::Lt(a, hn::Set(d, 0.665f));  // false for NaN
   if (hn::AllTrue(d, is_middle)) return GeluMiddle(d, x);
-  // From x = 5.3475 on, x Phi(-x) is below half an ULP of x: GELU is x.
-  if (hn::AllTrue(d, hn::Ge(x, hn::Set(d, 5.375f)))) return x;
-  if (hn::AllTrue(d, hn::And(hn::Ge(x, hn::Set(d, 0.665f)), hn::Lt(x, hn::Set(d, 13.0f))))) {
-    return GeluPositiveTail(d, x);
-  }
-  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f))))) {  // no NaN, no clamp
-    const bool any_middle = !hn::AllFalse(d, is_middle);
-    if (any_middle && hn::AllTrue(d, hn::Lt(a, hn::Set(d, 8.0f)))) {
-      return SmallLanesScaled(d, x, GeluByPieces(d, x, a), [&] { return GeluMiddle(d, x); });
-    }
-    const auto tail = GeluTail</*kModerate=*/true>(d, x, a);
-    if (!any_middle) return tail;
-    return hn::IfThenElse(is_middle, GeluMiddle(d, x), tail);
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(a, hn::Set(d, 13.0f))))) {  // false for NaN
+    return SmallLanesScaled(d, x, GeluByPieces(d, x, a), [&] { return GeluMiddle(d, x); });
   }
   const auto limit = hn::Set(d, 20.0f);
   const auto clamped = hn::Min(hn::Max(x, hn::Neg(limit)), limit);
-  auto result = GeluTail</*kModerate=*/false>(d, clamped, hn::Abs(clamped));
+  auto result = GeluTail(d, clamped, hn::Abs(clamped));
   result = hn::IfThenElse(is_middle, GeluMiddle(d, x), result);
   result = hn::IfThenElse(hn::Ge(x, limit), x, result);
   return hn::IfThenElse(hn::IsNaN(x), x, result);

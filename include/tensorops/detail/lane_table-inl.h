@@ -2,7 +2,7 @@
 //
 // For piecewise approximations whose piece differs from lane to lane: each
 // coefficient is looked up once per vector, so a vector whose lanes fall in
-// different pieces costs one evaluation, not one per piece (see math-inl.h,
+// different pieces costs one evaluation, not one per piece (see math/erf_gelu-inl.h,
 // Erf).
 //
 // A table holds up to 8 floats (kLaneTableEntries), stored padded to 16 so

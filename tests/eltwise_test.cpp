@@ -302,6 +302,29 @@ TEST_CASE("Eltwise in place: dst may be any input", "[eltwise]") {
   });
 }
 
+// What users pass: a fixed-extent span over an array of views (the README's
+// example), and mutable views as inputs, dst among them (h += bias).
+TEST_CASE("Eltwise takes fixed-extent spans and mutable input views", "[eltwise]") {
+  ForEachTarget([&](int64_t) {
+    TestTensor<float, Strided<>> a({2, 19}, {0, 1}), b({2, 19}, {0, 0}), out({2, 19}, {0, 3});
+    a.Fill([](const Extents& i) { return static_cast<float>(i[1]) - 7.5f; });
+    b.Fill([](const Extents& i) { return static_cast<float>(i[0]) * 1000.0f; });
+    const TensorView<const float, Strided<>> in[] = {a.ConstView(), b.ConstView()};
+    const float w[] = {0.5f, 0.25f};
+    Eltwise<EltwiseKind::kSum>{.weights = w}(std::span(in), out.View());
+    CHECK(out.OnlyElementsWritten());
+    ForEachIndex({2, 19}, [&](const Extents& i) {
+      CHECK(out.at(i) == 0.5f * a.at(i) + 0.25f * b.at(i));
+    });
+    // Mutable views in, in place into the first.
+    Add{}(a.View(), b.View(), a.View());
+    CHECK(a.OnlyElementsWritten());
+    ForEachIndex({2, 19}, [&](const Extents& i) {
+      CHECK(a.at(i) == static_cast<float>(i[1]) - 7.5f + static_cast<float>(i[0]) * 1000.0f);
+    });
+  });
+}
+
 TEST_CASE("Eltwise rejects bad arguments and writes nothing", "[eltwise]") {
   TestTensor<float, Strided<>> a({2, 3}), b({2, 4}), dst({2, 3});
   const auto before = dst.Snapshot();

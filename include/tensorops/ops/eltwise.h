@@ -173,8 +173,11 @@ struct Eltwise {
   // kSum only: one weight per input (sum_i w_i x_i); empty means all 1.
   std::span<const float> weights = {};
 
-  template <class T, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
-  void operator()(std::span<const TensorView<const T, LI>> inputs,
+  // inputs: any span of read-only views (a fixed-extent one too, e.g.
+  // std::span(array)).
+  template <class T, Layout LI, size_t kExtent, class D, Layout LD,
+            Executor E = SerialExecutor>
+  void operator()(std::span<const TensorView<const T, LI>, kExtent> inputs,
                   const TensorView<D, LD>& dst, E&& executor = {}) const {
     static_assert(std::is_same_v<T, D>, "Eltwise: inputs and dst must have the same element type");
     constexpr bool kFloat = kIsFloatElement<T>;
@@ -231,10 +234,14 @@ struct Eltwise {
     detail::RunKernelOn(executor, EltwiseKernel<kKind, T>{}, job);
   }
 
-  // Two inputs (Add, Sub, Mul, Div, Max/Min of a pair).
-  template <class T, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
-  void operator()(const TensorView<const T, LI>& a, const TensorView<const T, LI>& b,
+  // Two inputs (Add, Sub, Mul, Div, Max/Min of a pair), read-only or mutable
+  // views (dst itself among them, for in-place use).
+  template <class A, class B, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
+  void operator()(const TensorView<A, LI>& a, const TensorView<B, LI>& b,
                   const TensorView<D, LD>& dst, E&& executor = {}) const {
+    using T = std::remove_const_t<A>;
+    static_assert(std::is_same_v<T, std::remove_const_t<B>>,
+                  "Eltwise: both inputs must have the same element type");
     const TensorView<const T, LI> pair[2] = {a, b};
     (*this)(std::span<const TensorView<const T, LI>>(pair, 2), dst, executor);
   }

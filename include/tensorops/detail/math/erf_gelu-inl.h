@@ -285,7 +285,7 @@ HWY_INLINE hn::Vec<D> GeluByPieces(D d, hn::Vec<D> x, hn::Vec<D> a) {
   const hn::RebindToSigned<D> di;
   const auto piece = hn::Min(PieceFromBits(d, a), hn::Set(di, 7));
   const auto is_small = hn::Lt(a, hn::Set(d, 0.75f));
-  const auto is_far = hn::Ge(a, hn::Set(d, 6.0f));
+  const auto is_far = hn::RebindMask(d, hn::Eq(piece, hn::Set(di, 7)));  // a >= 6
   hn::Vec<D> neg_half_square, neg_half_square_lo;  // -a^2/2 in two parts
   NegScaledSquare(d, a, 0.5f, neg_half_square, neg_half_square_lo);
   hn::Vec<D> q;

@@ -169,19 +169,21 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
 // is -0 (x is clamped there so -Inf does not meet 0).
 template <class D>
 HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
-  const auto neg_abs = hn::Or(x, hn::SignBit(d));  // -|x|
-  if (HWY_NATIVE_FMA && HWY_LIKELY(hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f))))) {
-    const auto one = hn::Set(d, 1.0f);
-    const auto e = ExpNormalRange</*kPrecise=*/true>(d, neg_abs);
-    const auto den = hn::Add(one, e);
-    const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
-    const auto factor = hn::IfThenElse(SignBitSet(d, x), e, one);
-    const auto num = hn::Mul(x, factor);
-    const auto num_err = hn::MulSub(x, factor, num);  // exact with FMA
-    const auto r = Div(d, num, den);
-    const auto remainder = hn::NegMulAdd(r, den, num);  // exact with FMA
-    const auto rest = hn::Add(hn::NegMulAdd(r, den_err, remainder), num_err);
-    return hn::CopySign(hn::MulAdd(rest, hn::ApproximateReciprocal(den), r), x);
+  if constexpr (HWY_NATIVE_FMA) {
+    const auto neg_abs = hn::Or(x, hn::SignBit(d));  // -|x|
+    if (HWY_LIKELY(hn::AllTrue(d, hn::Gt(neg_abs, hn::Set(d, -87.0f))))) {  // false for NaN
+      const auto one = hn::Set(d, 1.0f);
+      const auto e = ExpNormalRange</*kPrecise=*/true>(d, neg_abs);
+      const auto den = hn::Add(one, e);
+      const auto den_err = hn::Add(hn::Sub(one, den), e);  // exact
+      const auto factor = hn::IfThenElse(SignBitSet(d, x), e, one);
+      const auto num = hn::Mul(x, factor);
+      const auto num_err = hn::MulSub(x, factor, num);  // exact with FMA
+      const auto r = Div(d, num, den);
+      const auto remainder = hn::NegMulAdd(r, den, num);  // exact with FMA
+      const auto rest = hn::Add(hn::NegMulAdd(r, den_err, remainder), num_err);
+      return hn::CopySign(hn::MulAdd(rest, hn::ApproximateReciprocal(den), r), x);
+    }
   }
   const auto xc = hn::Max(x, hn::Set(d, -200.0f));
   return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, xc, xc, xc, x);

@@ -4,6 +4,13 @@
 // and M = 64, where B is still read in place),
 // plus the machine's FMA peak measured in the same process. report.py prints
 // GFLOP/s, the ratio to the best peer and the fraction of that peak.
+//
+// Fully connected layers (fc/...): C = act(A W + bias) with W pre-packed, on
+// N(0, 1) activations and weights scaled as trained layers are (N(0, 1/K)):
+// tensorops with the epilogue (one call), tensorops unfused (Gemm, then Add
+// of the bias row, then Unary: three passes over C), and oneDNN's matmul with
+// bias and an eltwise post-op.
+#include <random>
 #include <string>
 #include <vector>
 
@@ -74,6 +81,63 @@ void GemmPeer(benchmark::State& state, size_t m, size_t n, size_t k) {
   SetFlops(state, m, n, k);
 }
 
+struct FcOperands {
+  size_t m, n, k;
+  std::vector<float> a, w, bias, c;
+  FcOperands(size_t m_, size_t n_, size_t k_)
+      : m(m_), n(n_), k(k_), a(m_ * k_), w(k_ * n_), bias(n_), c(m_ * n_) {
+    std::mt19937 rng(42);
+    std::normal_distribution<float> unit(0.0f, 1.0f);
+    std::normal_distribution<float> weight(0.0f, 1.0f / std::sqrt(static_cast<float>(k_)));
+    for (float& v : a) v = unit(rng);
+    for (float& v : w) v = weight(rng);
+    for (float& v : bias) v = unit(rng) * 0.1f;
+  }
+};
+
+enum class FcImpl { kFused, kUnfused };
+
+template <UnaryKind kAct, FcImpl kImpl>
+void FcTensorops(benchmark::State& state, size_t m, size_t n, size_t k) {
+  FcOperands x(m, n, k);
+  const MatrixView<const float> a(x.a.data(), {m, k}), w(x.w.data(), {k, n});
+  const MatrixView<const float> bias_row(x.bias.data(), {1, n});
+  const MatrixView<float> c(x.c.data(), {m, n});
+  const PackedGemmB packed(w);
+  std::vector<std::byte> scratch(Gemm::ScratchBytes(m, n, k));
+  for (auto _ : state) {
+    if constexpr (kImpl == FcImpl::kFused) {
+      Gemm{}(a, packed, c, Epilogue{Bias(x.bias), Unary<kAct>{}}, scratch);
+    } else {
+      Gemm{}(a, packed, c, scratch);
+      Add{}(MatrixView<const float>(c), bias_row, c);
+      Unary<kAct>{}(c, c);
+    }
+    benchmark::DoNotOptimize(x.c.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetFlops(state, m, n, k);
+}
+
+template <FcActivation kAct>
+void FcOneDnn(benchmark::State& state, size_t m, size_t n, size_t k) {
+  FcOperands x(m, n, k);
+  const auto run = [&] {
+    return OneDnnFullyConnected(kAct, x.a.data(), x.w.data(), x.bias.data(), x.c.data(), m, n, k);
+  };
+  if (!run()) {
+    state.SkipWithError("peer not built in");
+    return;
+  }
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(x.c.data());
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, m, n, k);
+}
+
 void FmaPeak(benchmark::State& state) {
   constexpr size_t kRounds = 1 << 16;
   double flops = 0;
@@ -99,6 +163,22 @@ const bool kRegistered = [] {
   };
   for (size_t size : {256, 512, 1024}) add(size, size, size);
   for (size_t m : {1, 2, 4, 8, 16, 64}) add(m, 1024, 1024);
+  for (size_t m : {1, 8, 64, 256}) {
+    for (auto [k, n] : {std::pair<size_t, size_t>{512, 512}, {1024, 4096}, {4096, 1024}}) {
+      const std::string shape = "/" + std::to_string(m) + "x" + std::to_string(k) + "x" +
+                                std::to_string(n);
+      const auto reg = [&](const std::string& name, auto fn) {
+        benchmark::RegisterBenchmark(("fc/" + name + shape).c_str(), fn, m, n, k)
+            ->Unit(benchmark::kMicrosecond);
+      };
+      reg("gelu/tensorops", FcTensorops<UnaryKind::kGelu, FcImpl::kFused>);
+      reg("gelu/tensorops_unfused", FcTensorops<UnaryKind::kGelu, FcImpl::kUnfused>);
+      reg("gelu/onednn", FcOneDnn<FcActivation::kGelu>);
+      reg("relu/tensorops", FcTensorops<UnaryKind::kRelu, FcImpl::kFused>);
+      reg("relu/tensorops_unfused", FcTensorops<UnaryKind::kRelu, FcImpl::kUnfused>);
+      reg("relu/onednn", FcOneDnn<FcActivation::kRelu>);
+    }
+  }
   benchmark::RegisterBenchmark("sgemm/peak/fma", FmaPeak);
   return true;
 }();

@@ -803,6 +803,53 @@ bool OneDnnSgemm(const SgemmArgs& g) {
 #endif
 }
 
+bool OneDnnFullyConnected(FcActivation act, const float* a, const float* w, const float* bias,
+                          float* c, size_t m, size_t n, size_t k) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  struct Layer {
+    dnnl::matmul primitive;
+    dnnl::memory::desc src, weights, bias, dst;
+    dnnl::memory packed_weights;
+  };
+  static std::map<std::tuple<int, const float*, size_t, size_t, size_t>, Layer> cache;
+  const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+  Layer& layer = Cached(cache, std::make_tuple(static_cast<int>(act), w, m, n, k), [&] {
+    const dnnl::memory::desc src({dim(m), dim(k)}, dt::f32, tag::ab);
+    const dnnl::memory::desc any_weights({dim(k), dim(n)}, dt::f32, tag::any);
+    const dnnl::memory::desc bias_md({1, dim(n)}, dt::f32, tag::ab);
+    const dnnl::memory::desc dst({dim(m), dim(n)}, dt::f32, tag::ab);
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f,
+                       act == FcActivation::kGelu ? dnnl::algorithm::eltwise_gelu_erf
+                                                  : dnnl::algorithm::eltwise_relu,
+                       0.0f, 0.0f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, any_weights, bias_md, dst), attr,
+                                          Engine());
+    dnnl::memory plain({{dim(k), dim(n)}, dt::f32, tag::ab}, Engine(), const_cast<float*>(w));
+    dnnl::memory packed(pd.weights_desc(), Engine());
+    dnnl::reorder(plain, packed).execute(Stream(), plain, packed);
+    Stream().wait();
+    return Layer{dnnl::matmul(pd), src, pd.weights_desc(), bias_md, dst, packed};
+  });
+  dnnl::memory src(layer.src, Engine(), const_cast<float*>(a));
+  dnnl::memory b(layer.bias, Engine(), const_cast<float*>(bias));
+  dnnl::memory dst(layer.dst, Engine(), c);
+  layer.primitive.execute(Stream(), {{DNNL_ARG_SRC, src},
+                                     {DNNL_ARG_WEIGHTS, layer.packed_weights},
+                                     {DNNL_ARG_BIAS, b},
+                                     {DNNL_ARG_DST, dst}});
+  Stream().wait();
+  return true;
+#else
+  (void)act, (void)a, (void)w, (void)bias, (void)c, (void)m, (void)n, (void)k;
+  return false;
+#endif
+}
+
 bool OneDnnSgemmThreads(const SgemmArgs& g, int threads) {
 #if defined(TENSOROPS_BENCH_ONEDNN) && defined(TENSOROPS_BENCH_OPENMP)
   omp_set_num_threads(threads);

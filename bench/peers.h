@@ -113,6 +113,13 @@ bool OneDnnSgemm(const SgemmArgs& args);
 // afterwards); false without oneDNN or OpenMP.
 bool OneDnnSgemmThreads(const SgemmArgs& args, int threads);
 bool OpenBlasSgemm(const SgemmArgs& args);
+// A fully connected layer as oneDNN runs one: a matmul primitive, C (M x N) =
+// act(A (M x K) W (K x N) + bias[N]), bias and activation (GELU with erf, or
+// ReLU) fused as its bias and eltwise post-op, W reordered once into the
+// primitive's preferred layout (cached per W pointer and shape), single thread.
+enum class FcActivation { kRelu, kGelu };
+bool OneDnnFullyConnected(FcActivation act, const float* a, const float* w, const float* bias,
+                          float* c, size_t m, size_t n, size_t k);
 bool EigenSgemm(const SgemmArgs& args);
 // The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...):
 // Debian's build picks it at load time from OPENBLAS_CORETYPE or the CPUID.

@@ -11,12 +11,14 @@
 //     -> a ShuffleNet-v2 unit: channels split in halves (sub-views); the
 //        right half goes through a 1x1 convolution (a Gemm: weights 6 x 6
 //        times the channels-by-pixels matrix the NCHW view already is),
-//        then y = x + Gelu(conv(x)) (Unary, Add) into the concatenation;
+//        y = x + Gelu(conv(x)) stored into the concatenation by the Gemm's
+//        epilogue (GELU, then x as a residual);
 //        ChannelShuffle with 2 groups mixes the halves
 //     -> Sigmoid, the gate a squeeze-excitation block would apply
 //     -> global average pooling (a Gemm with a column of 1/(H*W)) and a
 //        fully connected classifier to 1000 classes (a Gemm with weights
-//        packed once, PackedGemmB, as an inference engine would load them)
+//        packed once, PackedGemmB, as an inference engine would load them,
+//        and the bias added by its epilogue)
 //     -> Softmax over the 1000 class scores and the top 5
 //
 // The frame is generated, not downloaded, so every run computes the same
@@ -114,19 +116,17 @@ int main() {
   for (size_t i = 0; i < conv_weights.size(); ++i) {
     conv_weights[i] = 0.4f * std::sin(0.7f * static_cast<float>(i) + 0.3f);
   }
-  std::vector<float> conv_memory(6 * pixels);
+  // The right half of the unit, x + Gelu(conv(x)), is one Gemm whose
+  // epilogue applies the GELU and adds x as a residual while storing into
+  // the concatenation's channels 6..11.
   const tops::MatrixView<const float> conv_w(conv_weights.data(), {6, 6});
   const tops::MatrixView<const float> right_in(stem_memory.data() + 6 * pixels, {6, pixels});
-  const tops::MatrixView<float> conv_out(conv_memory.data(), {6, pixels});
-  const tops::TensorView<float, tops::Nchw> conv(conv_memory.data(), {1, 6, 56, 56});
-  const double t_conv = Microseconds([&] { tops::Gemm{}(conv_w, right_in, conv_out); });
-  const double t_unit = Microseconds([&] {
-    tops::Convert{}(stem.Channels(0, 6), concat.Channels(0, 6));
-    const auto right = concat.Channels(6, 6);
-    tops::Unary<tops::UnaryKind::kGelu>{}(conv, right);
-    tops::Add{}(tops::TensorView<const float, tops::Nchw>(stem.Channels(6, 6)),
-                tops::TensorView<const float, tops::Nchw>(right), right);  // x + Gelu(conv(x))
+  const tops::MatrixView<float> right_out(concat_memory.data() + 6 * pixels, {6, pixels});
+  const double t_conv = Microseconds([&] {
+    tops::Gemm{}(conv_w, right_in, right_out,
+                 tops::Epilogue{tops::Unary<tops::UnaryKind::kGelu>{}, tops::Residual(right_in)});
   });
+  const double t_unit = Microseconds([&] { tops::Convert{}(stem.Channels(0, 6), concat.Channels(0, 6)); });
   const double t_shuffle = Microseconds([&] {
     tops::ChannelShuffle{.groups = 2}(tops::TensorView<const float, tops::Nchw>(concat), shuffled);
   });
@@ -142,7 +142,7 @@ int main() {
                                     gate_matrix, tops::MatrixView<float>(pooled.data(), {1, 12}));
   });
   // The classifier: scores (1 x 1000) = pooled (1 x 12) * W (12 x 1000) +
-  // bias; W is packed once, the bias enters through beta = 1.
+  // bias; W is packed once, the bias is the epilogue's.
   std::vector<float> fc_weights(12 * 1000), bias(1000), logits(1000);
   for (size_t i = 0; i < fc_weights.size(); ++i) {
     fc_weights[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
@@ -150,10 +150,8 @@ int main() {
   for (size_t j = 0; j < bias.size(); ++j) bias[j] = 0.01f * std::cos(static_cast<float>(j));
   const tops::PackedGemmB fc(tops::MatrixView<const float>(fc_weights.data(), {12, 1000}));
   const double t_fc = Microseconds([&] {
-    logits = bias;
-    tops::Gemm{.beta = 1.0f}(
-        tops::MatrixView<const float>(pooled.data(), {1, 12}), fc,
-        tops::MatrixView<float>(logits.data(), {1, 1000}));
+    tops::Gemm{}(tops::MatrixView<const float>(pooled.data(), {1, 12}), fc,
+                 tops::MatrixView<float>(logits.data(), {1, 1000}), tops::Epilogue{tops::Bias(bias)});
   });
   const tops::TensorView<const float, tops::Strided<2>> scores(logits.data(), {1, 1000});
   std::vector<float> probabilities(1000);
@@ -169,8 +167,8 @@ int main() {
   std::printf("  float32 -> float16                       %8.1f\n", t_f16);
   std::printf("  float16 centre crop -> float32           %8.1f\n", t_crop);
   std::printf("  SpaceToDepth(2) stem                     %8.1f\n", t_stem);
-  std::printf("  1x1 convolution 6 -> 6 channels (Gemm)   %8.1f\n", t_conv);
-  std::printf("  unit: split, x + Gelu(conv), concat      %8.1f\n", t_unit);
+  std::printf("  x + Gelu(1x1 conv 6 -> 6), one Gemm      %8.1f\n", t_conv);
+  std::printf("  unit: left half into the concatenation   %8.1f\n", t_unit);
   std::printf("  ChannelShuffle(2 groups)                 %8.1f\n", t_shuffle);
   std::printf("  Sigmoid gate                             %8.1f\n", t_gate);
   std::printf("  global average pool (Gemm, B^T)          %8.1f\n", t_pool);

@@ -66,6 +66,24 @@ std::vector<Row> Rows() {
          const PackedGemmB packed(in.square.ConstView());
          Gemm{.transpose_b = true}(in.square.ConstView(), packed, out.square.View());
        }},
+      {"Gemm bias that does not broadcast to C", ErrorCode::kShapeMismatch,
+       "the bias is 1 x 3, C is 4 x 4",
+       [](Inputs& in, Outputs& out) {
+         const float bias[3] = {};
+         Gemm{}(in.square.ConstView(), in.square.ConstView(), out.square.View(),
+                Epilogue{Bias(std::span<const float>(bias)), Unary<UnaryKind::kRelu>{}});
+       }},
+      {"Gemm residual of another shape", ErrorCode::kShapeMismatch, "they must be equal",
+       [](Inputs& in, Outputs& out) {
+         Gemm{}(in.square.ConstView(), in.square.ConstView(), out.square.View(),
+                Epilogue{Residual(MatrixView<const float>(in.square.ConstView().data(), {4, 3},
+                                                          {64, 16}))});
+       }},
+      {"Gemm residual that is C", ErrorCode::kAliasing, "the residual overlaps C",
+       [](Inputs& in, Outputs& out) {
+         Gemm{}(in.square.ConstView(), in.square.ConstView(), out.square.View(),
+                Epilogue{Residual(out.square.ConstView())});
+       }},
       // ---- Views, pitches, extents ----
       {"rank 13", ErrorCode::kBadRank, "exceeds kMaxRank",
        [](Inputs&, Outputs&) { Dims d{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}; }},

@@ -1,6 +1,7 @@
 // ONNX runners for the ops with structure: the gather family, softmax, LRN,
 // data movement and GEMM (see runners.h).
 #include <algorithm>
+#include <span>
 
 #include <tensorops/tensorops.h>
 
@@ -122,33 +123,34 @@ void AddStructuredRunners(std::map<std::string, Runner>& runners) {
   runners["DepthToSpace"] = depth_space(DepthToSpace{});
   runners["SpaceToDepth"] = depth_space(SpaceToDepth{});
   // Gemm: Y = alpha op(A) op(B) + beta C, C broadcast to M x N (scalar, [N],
-  // [1, N], [M, 1] or [M, N]); tensorops' Gemm updates Y in place, so Y
-  // starts as the broadcast C.
+  // [1, N], [M, 1] or [M, N]): ONNX's C is the epilogue's Bias, beta its scale.
   runners["Gemm"] = [](const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
     if (in[0].data_type != onnx::kFloat || in[1].data_type != onnx::kFloat) {
       throw SkipTest{"element type not supported by the op"};
     }
-    const Gemm gemm{node.Float("alpha", 1.0f), node.Float("beta", 1.0f),
-                    node.Int("transA", 0) != 0, node.Int("transB", 0) != 0};
+    const Gemm gemm{.alpha = node.Float("alpha", 1.0f),
+                    .transpose_a = node.Int("transA", 0) != 0,
+                    .transpose_b = node.Int("transB", 0) != 0};
     Tensor out = EmptyLike(want);
     const size_t m = static_cast<size_t>(want.dims[0]), n = static_cast<size_t>(want.dims[1]);
-    auto* y = reinterpret_cast<float*>(out.bytes.data());
-    if (in.size() > 2) {
-      const Tensor& c = in[2];
-      const auto* bias = reinterpret_cast<const float*>(c.bytes.data());
-      const size_t rows = c.dims.size() == 2 ? static_cast<size_t>(c.dims[0]) : 1;
-      const size_t cols = c.dims.empty() ? 1 : static_cast<size_t>(c.dims.back());
-      for (size_t i = 0; i < m; ++i) {
-        for (size_t j = 0; j < n; ++j) y[i * n + j] = bias[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)];
-      }
-    }
+    const MatrixView<float> y(reinterpret_cast<float*>(out.bytes.data()), {m, n});
     const auto matrix = [](const Tensor& t) {
       return MatrixView<const float>(reinterpret_cast<const float*>(t.bytes.data()),
                                      {static_cast<size_t>(t.dims[0]), static_cast<size_t>(t.dims[1])});
     };
-    Gemm with_bias = gemm;
-    if (in.size() <= 2) with_bias.beta = 0.0f;
-    with_bias(matrix(in[0]), matrix(in[1]), MatrixView<float>(y, {m, n}));
+    if (in.size() <= 2) {
+      gemm(matrix(in[0]), matrix(in[1]), y);
+      return out;
+    }
+    const Tensor& c = in[2];
+    const auto* bias = reinterpret_cast<const float*>(c.bytes.data());
+    const float beta = node.Float("beta", 1.0f);
+    if (c.dims.size() < 2) {  // a scalar or [N]
+      const size_t count = c.dims.empty() ? 1 : static_cast<size_t>(c.dims[0]);
+      gemm(matrix(in[0]), matrix(in[1]), y, Epilogue{Bias(std::span(bias, count), beta)});
+    } else {
+      gemm(matrix(in[0]), matrix(in[1]), y, Epilogue{Bias(matrix(c), beta)});
+    }
     return out;
   };
   // MatMul: NumPy matmul; batch dims must be equal (or B 2-D), else skipped.

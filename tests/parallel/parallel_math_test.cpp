@@ -153,6 +153,19 @@ TEST_CASE("Parallel: Gemm splits rows of large M and columns of small M", "[para
            MatrixView<float>(out.View()), executor);
       return BytesOf(out);
     });
+    // An epilogue's operands move with each slice (rows or columns of C).
+    auto row_bias = Uniform<float, Strided<2>>({1, c.n}, {0, 0}, -1, 1, 14);
+    auto col_bias = Uniform<float, Strided<2>>({c.m, 1}, {0, 1}, -1, 1, 15);
+    auto residual = Uniform<float, Strided<2>>({c.m, c.n}, {0, 1}, -1, 1, 16);
+    ExpectMatchesSerial([&](auto&& executor) {
+      TestTensor<hwy::float16_t, Strided<2>> out({c.m, c.n}, {0, 1});
+      gemm(MatrixView<const float>(a.ConstView()), MatrixView<const hwy::float16_t>(b.ConstView()),
+           MatrixView<hwy::float16_t>(out.View()),
+           Epilogue{Bias(row_bias.ConstView()), Bias(col_bias.ConstView(), 0.5f),
+                    Unary<UnaryKind::kGelu>{}, Residual(residual.ConstView())},
+           executor);
+      return BytesOf(out);
+    });
     if (c.k == 0) continue;
     ExpectMatchesSerial([&](auto&& executor) {
       // Packed once per target (the panel width follows the target).

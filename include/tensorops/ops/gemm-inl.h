@@ -15,6 +15,7 @@
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/detail/tile_transpose-inl.h"
 #include "tensorops/ops/gemm.h"
+#include "tensorops/ops/gemm_epilogue-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorops {
@@ -362,16 +363,17 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
   }
 }
 
-// C[i][j] = alpha * acc + beta * C (beta = 0: C unread), for `rows` rows.
-inline void StoreScaled(const float* HWY_RESTRICT acc, size_t rows, size_t cols, float* c,
-                        size_t c_row_bytes, float alpha, float beta) {
+// C[i][j] = alpha * acc + beta * C (beta = 0: C unread), for `rows` rows;
+// acc's rows are acc_stride floats apart.
+inline void StoreScaled(const float* HWY_RESTRICT acc, size_t acc_stride, size_t rows,
+                        size_t cols, float* c, size_t c_row_bytes, float alpha, float beta) {
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
   for (size_t i = 0; i < rows; ++i) {
     float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
     for (size_t j = 0; j < cols; j += lanes) {
       const size_t count = HWY_MIN(lanes, cols - j);
-      auto r = hn::Mul(LoadUpToAsF32<float>(d, acc + i * cols + j, count), hn::Set(d, alpha));
+      auto r = hn::Mul(LoadUpToAsF32<float>(d, acc + i * acc_stride + j, count), hn::Set(d, alpha));
       if (beta != 0.0f) {
         r = hn::MulAdd(hn::Set(d, beta), LoadUpToAsF32<float>(d, row + j, count), r);
       }
@@ -380,13 +382,54 @@ inline void StoreScaled(const float* HWY_RESTRICT acc, size_t rows, size_t cols,
   }
 }
 
-template <class TA, class TB>
-struct Impl<GemmKernel<TA, TB>> {
-  using Job = typename GemmKernel<TA, TB>::Job;
+// With epilogue stages or a float16/bfloat16 C, the loops below keep the
+// float sums where a float C would be (in C itself, or in scratch for a
+// narrow C: one NC-wide block, M x NC) and, once a tile's K sum is complete,
+// GemmEpiloguePass turns that tile into C. Without either, kFinishPass is
+// false and the plain loops compile as they are.
+template <class TA, class TB, class TC, class Epi>
+struct Impl<GemmKernel<TA, TB, TC, Epi>> {
+  using Kernel = GemmKernel<TA, TB, TC, Epi>;
+  using Job = typename Kernel::Job;
+  static constexpr bool kNarrowC = !hwy::IsSame<TC, float>();
+  static constexpr bool kFinishPass = kNarrowC || !Epi::kEmpty;
 
-  static void Run(const GemmKernel<TA, TB>&, const Job& job) {
+  // Where the float sums of C's (row, col) live, col counted from column jc
+  // (the NC block's first) when they are in scratch.
+  struct Sums {
+    float* base;
+    size_t row_bytes;
+    float* At(size_t row, size_t col_in_block) const {
+      return detail::AdvanceBytes(base, row * row_bytes) + col_in_block;
+    }
+  };
+  static TC* CAt(const Job& job, size_t row, size_t col) {
+    return detail::AdvanceBytes(job.c, row * job.c_row_bytes) + col;
+  }
+
+  // The float sums of columns [jc, jc + nc): C's own when it is float, else
+  // scratch holding beta * C's widened values when beta reads C.
+  static Sums SumsOfBlock(const Job& job, float* c32, size_t jc, size_t nc) {
+    if constexpr (kNarrowC) {
+      const size_t ld = HWY_MIN(GemmBlockingHere(job.caches).nc, job.n);
+      if (job.beta != 0.0f) {
+        for (size_t i = 0; i < job.m; ++i) WidenRun<TC>(CAt(job, i, jc), nc, c32 + i * ld);
+      }
+      return {c32, ld * sizeof(float)};
+    } else {
+      (void)c32;
+      return {job.c + jc, job.c_row_bytes};
+    }
+  }
+
+  static void Run(const Kernel&, const Job& job) {
     if (job.k == 0 || job.alpha == 0.0f) {
-      ScaleC(job.c, job.c_row_bytes, job.m, job.n, job.beta);
+      if constexpr (kFinishPass) {
+        GemmEpiloguePass<TC, TC>(job.c, job.c_row_bytes, job.beta, job.c, job.c_row_bytes, job.m,
+                                 job.n, job.epilogue, 0, 0);
+      } else {
+        ScaleC(job.c, job.c_row_bytes, job.m, job.n, job.beta);
+      }
       return;
     }
     static constexpr auto kTiles = MakeMicroTiles(std::make_index_sequence<kGemmVecs>{});
@@ -397,6 +440,7 @@ struct Impl<GemmKernel<TA, TB>> {
     float* a_pack = job.scratch;
     float* b_pack = job.scratch + HWY_MIN(blk.mc, (job.m + kGemmRows - 1) / kGemmRows * kGemmRows) *
                                       kc_max;
+    float* c32 = b_pack + HWY_MIN(blk.nc, (job.n + nr - 1) / nr * nr) * HWY_MAX(kc_max, 4);
     const bool b_in_place = job.packed_b == nullptr && hwy::IsSame<TB, float>() &&
                             job.b_stride[1] == sizeof(float) &&
                             job.b_stride[0] % sizeof(float) == 0 &&
@@ -404,14 +448,16 @@ struct Impl<GemmKernel<TA, TB>> {
     const bool a_in_place = !b_in_place && ReadsAInPlace(job, HWY_MIN(blk.mc, job.m), kc_max);
 
     if (b_in_place && job.m <= kRowStreamingMaxRows) {
-      RunRowStreaming(job, blk, a_pack, b_pack);
+      RunRowStreaming(job, blk, a_pack, b_pack, c32);
       return;
     }
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
       const size_t nc = HWY_MIN(blk.nc, job.n - jc);
+      const Sums sums = SumsOfBlock(job, c32, jc, nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         const float beta = pc == 0 ? job.beta : 1.0f;  // later blocks add to C
+        const bool last_block = pc + kc == job.k;
         if (job.packed_b == nullptr && !b_in_place) PackB<TB>(job.b, job.b_stride, pc, kc, jc, nc, b_pack);
         for (size_t ic = 0; ic < job.m; ic += blk.mc) {
           const size_t mc = HWY_MIN(blk.mc, job.m - ic);
@@ -440,16 +486,21 @@ struct Impl<GemmKernel<TA, TB>> {
             const size_t vecs = (cols + lanes - 1) / lanes;
             for (size_t ir = 0; ir < mc; ir += kGemmRows) {
               const size_t rows = HWY_MIN(kGemmRows, mc - ir);
-              float* c = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(job.c) +
-                                                  (ic + ir) * job.c_row_bytes) +
-                         jc + jr;
+              float* c = sums.At(ic + ir, jr);
               const APanel a_panel =
                   a_in_place ? APanel{reinterpret_cast<const float*>(ElementAt(
                                           job.a, (ic + ir) * job.a_stride[0] + pc * sizeof(float))),
                                       1, job.a_stride[0] / sizeof(float)}
                              : APanel{a_pack + ir * kc, kGemmRows, 1};
               kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
-                                         job.c_row_bytes, cols, job.alpha, beta);
+                                         sums.row_bytes, cols, job.alpha, beta);
+              if constexpr (kFinishPass) {
+                if (last_block) {
+                  GemmEpiloguePass<float, TC>(c, sums.row_bytes, 1.0f, CAt(job, ic + ir, jc + jr),
+                                              job.c_row_bytes, rows, cols, job.epilogue, ic + ir,
+                                              jc + jr);
+                }
+              }
             }
           }
         }
@@ -473,11 +524,12 @@ struct Impl<GemmKernel<TA, TB>> {
   }
 
   static void RunRowStreaming(const Job& job, const GemmBlocking& blk, float* a_pack,
-                              float* acc) {
+                              float* acc, float* c32) {
     const auto* b = reinterpret_cast<const float*>(job.b);
     const size_t b_row_floats = job.b_stride[0] / sizeof(float);
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
       const size_t nc = HWY_MIN(blk.nc, job.n - jc);
+      const Sums sums = SumsOfBlock(job, c32, jc, nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         PackA<TA>(job.a, job.a_stride, 0, job.m, pc, kc, a_pack);
@@ -495,8 +547,21 @@ struct Impl<GemmKernel<TA, TB>> {
             }
             break;
         }
-        StoreScaled(acc, job.m, nc, job.c + jc, job.c_row_bytes, job.alpha,
-                    pc == 0 ? job.beta : 1.0f);
+        const float beta = pc == 0 ? job.beta : 1.0f;
+        if (!kFinishPass || pc + kc < job.k) {
+          StoreScaled(acc, nc, job.m, nc, sums.At(0, 0), sums.row_bytes, job.alpha, beta);
+          continue;
+        }
+        // The last block: sums and epilogue by column chunks that stay in L1.
+        constexpr size_t kChunk = 512;
+        for (size_t j = 0; j < nc; j += kChunk) {
+          const size_t cols = HWY_MIN(kChunk, nc - j);
+          StoreScaled(acc + j, nc, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha, beta);
+          if constexpr (kFinishPass) {
+            GemmEpiloguePass<float, TC>(sums.At(0, j), sums.row_bytes, 1.0f, CAt(job, 0, jc + j),
+                                        job.c_row_bytes, job.m, cols, job.epilogue, 0, jc + j);
+          }
+        }
       }
     }
   }

@@ -2,9 +2,14 @@
 //
 //   op(A) is M x K: A itself (M x K), or A^T when transpose_a (A is K x M)
 //   op(B) is K x N: B itself (K x N), or B^T when transpose_b (B is N x K)
-//   C is M x N, float. A and B are float, float16 or bfloat16 (each its own
-//   type; narrow types are widened to float when packed, and all arithmetic
-//   is float with fused multiply-adds).
+//   C is M x N. A, B and C are float, float16 or bfloat16 (each its own
+//   type; narrow A and B are widened to float when packed, all arithmetic is
+//   float with fused multiply-adds, and a narrow C is rounded once, when the
+//   finished sum is stored).
+//
+// An Epilogue after C (gemm_epilogue.h) adds bias, activation and residual
+// stages to the store: C = act(alpha op(A) op(B) + beta C + bias) + residual
+// in one call and one pass over C.
 //
 // As BLAS: beta = 0 never reads C (NaN or garbage there cannot leak), and
 // alpha = 0 or K = 0 never reads A or B (C = beta * C). M, N or K may be 0.
@@ -53,6 +58,7 @@
 #include "tensorops/dtype.h"
 #include "tensorops/error.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/gemm_epilogue.h"
 #include "tensorops/parallel/split.h"
 
 namespace tensorops {
@@ -133,7 +139,8 @@ inline float* GemmThreadScratch(size_t bytes) {
 // Dispatch keys. A Job describes op(A), op(B) by byte strides: element (i, k)
 // of op(A) is at a + i * a_stride[0] + k * a_stride[1], so a transpose is a
 // swap of strides and the kernel picks its loops by which stride is 1 element.
-template <class TA, class TB>
+// TC is C's element type, Epi the epilogue's stage list (Epilogue<>: none).
+template <class TA, class TB, class TC = float, class Epi = Epilogue<>>
 struct GemmKernel {
   struct Job {
     const TA* a;
@@ -141,10 +148,11 @@ struct GemmKernel {
     const TB* b;
     size_t b_stride[2];
     const float* packed_b;  // all of op(B) in NR-wide panels (PackedGemmB), or null
-    float* c;
+    TC* c;
     size_t c_row_bytes;
     size_t m, n, k;
     float alpha, beta;
+    typename Epi::States epilogue;  // indexed from C's first element
     float* scratch;  // ScratchBytes, 64-byte aligned
     CacheSizes caches;
     // For the executor: the tile of the active target, and (when nonzero) the
@@ -178,6 +186,7 @@ struct GemmKernel {
       slice.m = std::min(end * job.mr, job.m) - first;
       slice.a = detail::AdvanceBytes(job.a, first * job.a_stride[0]);
       slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
+      slice.epilogue = detail::AdvanceStates(job.epilogue, first, 0);
     } else {
       const size_t first = begin * job.nr;
       slice.n = std::min(end * job.nr, job.n) - first;
@@ -187,6 +196,7 @@ struct GemmKernel {
         slice.b = detail::AdvanceBytes(job.b, first * job.b_stride[1]);
       }
       slice.c += first;
+      slice.epilogue = detail::AdvanceStates(job.epilogue, 0, first);
     }
     slice.scratch = detail::GemmThreadScratch(job.thread_scratch_bytes);
     return slice;
@@ -265,58 +275,96 @@ struct Gemm {
   bool transpose_a = false;
   bool transpose_b = false;
 
-  // Bytes of scratch a call with these sizes needs on the active target.
+  // Bytes of scratch a call with these sizes and C's element type needs on
+  // the active target (a float16 or bfloat16 C keeps its partial sums in
+  // float there: M x min(N, NC) floats more).
+  template <class TC = float>
   static size_t ScratchBytes(size_t m, size_t n, size_t k) {
-    return ScratchBytesFor(ActiveGemmBlocking(), m, n, k);
+    return ScratchBytesFor(ActiveGemmBlocking(), m, n, k, !std::is_same_v<TC, float>);
   }
 
   // The plain calls take scratch from each thread's own buffer (see
-  // detail::GemmThreadScratch), so an executor may split them.
-  template <class SA, class SB, Executor E = SerialExecutor>
-  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<float>& c,
+  // detail::GemmThreadScratch), so an executor may split them. An Epilogue
+  // (gemm_epilogue.h) after C fuses bias, activation and residual into the
+  // store; C may be float, float16 or bfloat16.
+  template <class SA, class SB, class TC, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<TC>& c,
                   E&& executor = {}) const {
-    Run(a, b, nullptr, c, {}, false, executor);
+    Run(a, b, nullptr, c, Epilogue<>{}, {}, false, executor);
   }
-  template <class SA, class SB>
-  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<float>& c,
+  template <class SA, class SB, class TC, class... St, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<TC>& c,
+                  const Epilogue<St...>& epilogue, E&& executor = {}) const {
+    Run(a, b, nullptr, c, epilogue, {}, false, executor);
+  }
+  template <class SA, class SB, class TC>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<TC>& c,
                   std::span<std::byte> scratch) const {
-    Run(a, b, nullptr, c, scratch, true, SerialExecutor{});
+    Run(a, b, nullptr, c, Epilogue<>{}, scratch, true, SerialExecutor{});
+  }
+  template <class SA, class SB, class TC, class... St>
+  void operator()(const MatrixView<SA>& a, const MatrixView<SB>& b, const MatrixView<TC>& c,
+                  const Epilogue<St...>& epilogue, std::span<std::byte> scratch) const {
+    Run(a, b, nullptr, c, epilogue, scratch, true, SerialExecutor{});
   }
   // With B packed beforehand: op(B) is what was packed. transpose_b may be
   // false (take the packing as it is) or agree with the packing; true for a
   // B packed without transposition is an error.
-  template <class SA, Executor E = SerialExecutor>
-  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
+  template <class SA, class TC, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<TC>& c,
                   E&& executor = {}) const {
-    Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
-        {}, false, executor);
+    Run(a, PackedAsView(b), &b, c, Epilogue<>{}, {}, false, executor);
   }
-  template <class SA>
-  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<float>& c,
+  template <class SA, class TC, class... St, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<TC>& c,
+                  const Epilogue<St...>& epilogue, E&& executor = {}) const {
+    Run(a, PackedAsView(b), &b, c, epilogue, {}, false, executor);
+  }
+  template <class SA, class TC>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<TC>& c,
                   std::span<std::byte> scratch) const {
-    Run(a, MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0}), &b, c,
-        scratch, true, SerialExecutor{});
+    Run(a, PackedAsView(b), &b, c, Epilogue<>{}, scratch, true, SerialExecutor{});
+  }
+  template <class SA, class TC, class... St>
+  void operator()(const MatrixView<SA>& a, const PackedGemmB& b, const MatrixView<TC>& c,
+                  const Epilogue<St...>& epilogue, std::span<std::byte> scratch) const {
+    Run(a, PackedAsView(b), &b, c, epilogue, scratch, true, SerialExecutor{});
   }
 
  private:
-  static size_t ScratchBytesFor(const GemmBlocking& blk, size_t m, size_t n, size_t k) {
+  // The packed blocks of A and B, then (narrow C) the float partial sums of
+  // one NC-wide block of C, M x min(N, NC).
+  static size_t ScratchBytesFor(const GemmBlocking& blk, size_t m, size_t n, size_t k,
+                                bool narrow_c) {
     const size_t kc = std::min(blk.kc, k);
     const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
     const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
     // The B part also holds the few rows of accumulators of the small-M
     // path (up to 4 x N), hence at least 4 rows even when K < 4.
-    return (a_rows * kc + b_cols * std::max<size_t>(kc, 4)) * sizeof(float) +
-           detail::kGemmScratchAlign;
+    const char* what = "Gemm scratch";
+    size_t floats = detail::CheckedAdd(detail::CheckedMul(a_rows, kc, what),
+                                       detail::CheckedMul(b_cols, std::max<size_t>(kc, 4), what),
+                                       what);
+    if (narrow_c) floats = detail::CheckedAdd(floats, detail::CheckedMul(m, std::min(blk.nc, n), what), what);
+    return detail::CheckedAdd(detail::CheckedMul(floats, sizeof(float), what),
+                              detail::kGemmScratchAlign, what);
   }
 
-  template <class SA, class SB, class E>
+  static MatrixView<const float> PackedAsView(const PackedGemmB& b) {
+    return MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0});
+  }
+
+  template <class SA, class SB, class TC, class Epi, class E>
   void Run(const MatrixView<SA>& a, const MatrixView<SB>& b, const PackedGemmB* packed,
-           const MatrixView<float>& c, std::span<std::byte> scratch, bool caller_scratch,
-           E&& executor) const {
+           const MatrixView<TC>& c, const Epi& epilogue, std::span<std::byte> scratch,
+           bool caller_scratch, E&& executor) const {
     using TA = std::remove_const_t<SA>;
     using TB = std::remove_const_t<SB>;
     static_assert(kIsFloatElement<TA> && kIsFloatElement<TB>,
                   "Gemm: A and B must be float, float16 or bfloat16");
+    static_assert(!std::is_const_v<TC> && kIsFloatElement<TC>,
+                  "Gemm: C must be a mutable view of float, float16 or bfloat16");
+    constexpr bool kNarrowC = !std::is_same_v<TC, float>;
     if (packed != nullptr && transpose_b && !packed->transposed()) {
       detail::Fail(ErrorCode::kBadArgument,
                    "Gemm: transpose_b = true, but B was packed without transposition; "
@@ -336,6 +384,7 @@ struct Gemm {
     if (detail::Overlaps(a, c) || (packed == nullptr && detail::Overlaps(b, c))) {
       detail::Fail(ErrorCode::kAliasing, "Gemm: C overlaps A or B");
     }
+    const typename Epi::States states = epilogue.Resolve(c);
     const GemmBlocking blk = ActiveGemmBlocking();
     if (packed != nullptr && packed->panel_width() != blk.nr) {
       detail::Fail(ErrorCode::kBadArgument, "Gemm: B was packed for panels of ",
@@ -343,7 +392,7 @@ struct Gemm {
                    ActiveTargetName(), ") uses ", blk.nr, "; pack it again");
     }
     if (m == 0 || n == 0) return;
-    const size_t need = ScratchBytesFor(blk, m, n, k);
+    const size_t need = ScratchBytesFor(blk, m, n, k, kNarrowC);
     float* aligned_scratch = nullptr;
     if (caller_scratch) {
       if (scratch.size() < need) {
@@ -355,7 +404,8 @@ struct Gemm {
       aligned_scratch = detail::GemmThreadScratch(need - detail::kGemmScratchAlign);
     }
 
-    typename GemmKernel<TA, TB>::Job job{};
+    using Kernel = GemmKernel<TA, TB, TC, Epi>;
+    typename Kernel::Job job{};
     job.a = a.data();
     job.a_stride[0] = ta ? sizeof(TA) : a.StrideBytes(0);
     job.a_stride[1] = ta ? a.StrideBytes(0) : sizeof(TA);
@@ -370,12 +420,13 @@ struct Gemm {
     job.k = k;
     job.alpha = alpha;
     job.beta = beta;
+    job.epilogue = states;
     job.scratch = aligned_scratch;
     job.caches = DataCacheSizes();
     job.mr = blk.mr;
     job.nr = blk.nr;
     job.thread_scratch_bytes = caller_scratch ? 0 : need - detail::kGemmScratchAlign;
-    detail::RunKernelOn(executor, GemmKernel<TA, TB>{}, job);
+    detail::RunKernelOn(executor, Kernel{}, job);
   }
 };
 

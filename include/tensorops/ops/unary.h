@@ -142,6 +142,15 @@ struct Unary {
                        max.value_or(HighestFinite<T>())};
   }
 
+  // Throws kBadArgument for parameters no element can be computed with (a
+  // NaN Clip bound); every call, and every fused use of the kind, runs it.
+  void CheckParams() const {
+    if (kKind == UnaryKind::kClip && ((min && std::isnan(*min)) || (max && std::isnan(*max)))) {
+      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: the ",
+                   min && std::isnan(*min) ? "min" : "max", " bound must not be NaN");
+    }
+  }
+
   template <class S, Layout LS, class D, Layout LD, Executor E = SerialExecutor>
   void operator()(const TensorView<S, LS>& src, const TensorView<D, LD>& dst,
                   E&& executor = {}) const {
@@ -155,10 +164,7 @@ struct Unary {
     static_assert(detail::kSameDimensionMeaning<LS, LD>,
                   "Unary: src and dst layouts must match (or one be Strided)");
     detail::CheckSameDims(src, "src", dst, "dst");
-    if (kKind == UnaryKind::kClip && ((min && std::isnan(*min)) || (max && std::isnan(*max)))) {
-      detail::Fail(ErrorCode::kBadArgument, "Unary<Clip>: the ",
-                   min && std::isnan(*min) ? "min" : "max", " bound must not be NaN");
-    }
+    CheckParams();
     if (detail::Overlaps(src, dst) &&
         !(static_cast<const void*>(src.data()) == static_cast<const void*>(dst.data()) &&
           src.pitches() == dst.pitches())) {

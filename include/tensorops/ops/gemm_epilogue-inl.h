@@ -1,0 +1,109 @@
+// GEMM epilogue kernels: each stage's vector code (ApplyGemmStage), and the
+// pass that runs a list of stages over one tile of C (see gemm_epilogue.h).
+//
+// Included once per target through tensorops/ops/gemm-inl.h.
+#if defined(TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_
+#undef TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_
+#else
+#define TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/gemm_epilogue.h"
+#include "tensorops/ops/unary-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// `count` values of a broadcast operand at C's (row, col): one value repeated
+// where the operand's column stride is 0.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadGemmOperand(D d, const detail::GemmOperand& operand, size_t row,
+                                      size_t col, size_t count) {
+  const float* p = detail::AdvanceBytes(operand.data, row * operand.row_bytes + col * operand.col_bytes);
+  if (operand.col_bytes == 0) return hn::Set(d, *p);
+  return LoadUpToAsF32<float>(d, p, count);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x, const detail::GemmStage<Bias>::State& s,
+                                     size_t row, size_t col, size_t count) {
+  return hn::MulAdd(hn::Set(d, s.scale), LoadGemmOperand(d, s.operand, row, col, count), x);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x,
+                                     const detail::GemmStage<Residual>::State& s, size_t row,
+                                     size_t col, size_t count) {
+  return hn::Add(x, LoadGemmOperand(d, s.operand, row, col, count));
+}
+
+template <class D, UnaryKind kKind>
+HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x,
+                                     const detail::UnaryStageState<kKind>& s,
+                                     size_t, size_t, size_t) {
+  return ApplyUnary<kKind>(d, x, s.params);
+}
+
+template <class D, class States, size_t... kI>
+HWY_INLINE hn::Vec<D> ApplyGemmStages(D d, hn::Vec<D> x, const States& states, size_t row,
+                                      size_t col, size_t count, std::index_sequence<kI...>) {
+  ((x = ApplyGemmStage(d, x, std::get<kI>(states), row, col, count)), ...);
+  return x;
+}
+
+// The pass runs on as many float lanes as a double vector has when a stage
+// computes in double (kUnaryUsesDouble: GeluTanh, Sin, Cos, Rsqrt).
+template <class State>
+inline constexpr bool kGemmStageUsesDouble = false;
+template <UnaryKind kKind>
+inline constexpr bool kGemmStageUsesDouble<detail::UnaryStageState<kKind>> =
+    kUnaryUsesDouble<kKind>;
+
+template <class States>
+struct GemmEpilogueTag;
+template <class... S>
+struct GemmEpilogueTag<std::tuple<S...>> {
+  using type = std::conditional_t<(kGemmStageUsesDouble<S> || ...),
+                                  hn::Rebind<float, hn::ScalableTag<double>>,
+                                  hn::ScalableTag<float>>;
+};
+
+// dst(i, j) = stages(scale * src(i, j)) over rows x cols, the block's first
+// element being C's (row0, col0); scale = 0 never reads src. The micro-kernel
+// calls it on the tile it has just stored (a few KB, still in L1), so the
+// stages' code exists once per list, not once per register of the tile.
+template <class TSrc, class TC, class States>
+void GemmEpiloguePass(const TSrc* src, size_t src_row_bytes, float scale, TC* dst,
+                      size_t dst_row_bytes, size_t rows, size_t cols, const States& states,
+                      size_t row0, size_t col0) {
+  const typename GemmEpilogueTag<States>::type d;
+  const size_t lanes = hn::Lanes(d);
+  constexpr auto kStages = std::make_index_sequence<std::tuple_size_v<States>>{};
+  for (size_t i = 0; i < rows; ++i) {
+    const TSrc* src_row = detail::AdvanceBytes(src, i * src_row_bytes);
+    TC* dst_row = detail::AdvanceBytes(dst, i * dst_row_bytes);
+    for (size_t j = 0; j < cols; j += lanes) {
+      const size_t count = HWY_MIN(lanes, cols - j);
+      auto x = hn::Zero(d);
+      if (scale == 1.0f) {
+        x = LoadUpToAsF32<TSrc>(d, src_row + j, count);
+      } else if (scale != 0.0f) {
+        x = hn::Mul(hn::Set(d, scale), LoadUpToAsF32<TSrc>(d, src_row + j, count));
+      }
+      x = ApplyGemmStages(d, x, states, row0 + i, col0 + j, count, kStages);
+      StoreUpToFromF32<TC>(d, x, dst_row + j, count);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_

@@ -1,0 +1,211 @@
+// The Gemm epilogue check shared by the epilogue tests: one call with a stage
+// list, against a double-precision reference of the same formula, on every
+// target.
+//
+// Tolerance: the product's own bound (gemm_test.cpp: 2 (K + 3) u times the
+// magnitudes), plus one rounding for the bias, times the activation's
+// largest slope (1.5: HardSwish at 3; the others are <= 1.13), plus the
+// activation's 4 ULP, one rounding for the residual and half a step of C's
+// format; an absolute 2^-120 for results a flushing target rounds to zero.
+#ifndef TENSOROPS_TESTS_GEMM_EPILOGUE_CHECK_H_
+#define TENSOROPS_TESTS_GEMM_EPILOGUE_CHECK_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include <tensorops/tensorops.h>
+
+#include "support/catch.h"
+#include "support/random.h"
+#include "support/reference_convert.h"
+#include "support/reference_unary.h"
+#include "support/targets.h"
+#include "support/test_tensor.h"
+
+namespace tensorops::test {
+
+template <class T>
+using EpiMatrix = TestTensor<T, Strided<2>>;
+
+// How the bias is given: absent, or one of ONNX Gemm's broadcast shapes.
+enum class BiasShape { kNone, kScalarSpan, kRowSpan, kRow, kColumn, kFull, kOneByOne };
+
+inline const char* BiasShapeName(BiasShape s) {
+  constexpr const char* kNames[] = {"none", "[1]", "[N]", "1 x N", "M x 1", "M x N", "1 x 1"};
+  return kNames[static_cast<int>(s)];
+}
+
+// How Gemm is called.
+enum class CallForm { kPlain, kScratch, kPacked, kPackedScratch };
+
+struct EpilogueCase {
+  size_t m, n, k;
+  bool ta = false, tb = false;
+  float alpha = 1.0f, beta = 0.0f;
+  size_t pad = 0;
+  BiasShape bias = BiasShape::kRowSpan;
+  float bias_scale = 1.0f;
+  bool residual = false;
+  CallForm form = CallForm::kPlain;
+  bool mixed = false;  // operands of mixed magnitudes (1e-3 to 1e3)
+};
+
+template <class T>
+double WidenForEpilogue(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, hwy::float16_t>) {
+    return RefF16BitsToF32(Bits16(v));
+  } else {
+    return RefBF16BitsToF32(Bits16(v));
+  }
+}
+
+// Mantissa bits of C's format (the rounding on the store).
+template <class T>
+constexpr int MantissaBits() {
+  if constexpr (std::is_same_v<T, float>) return 23;
+  if constexpr (std::is_same_v<T, hwy::float16_t>) return 10;
+  return 7;
+}
+
+template <class TC>
+EpiMatrix<TC> RandomEpiMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bool mixed) {
+  EpiMatrix<TC> x({rows, cols}, {0, pad});
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  x.Fill([&](const Extents&) {
+    return RefConvert<TC>(mixed ? MixedMagnitude<float>(rng) : dist(rng));
+  });
+  return x;
+}
+
+// The stages of the list under test (a template parameter: each list is its
+// own kernel, so a test instantiates only the lists it checks).
+inline constexpr int kWithBias = 1, kWithAct = 2, kWithResidual = 4;
+
+// Calls Gemm with Epilogue{[Bias], [Unary<kAct>], [Residual]} (the stages in
+// kStages; cs.bias gives the bias's shape) and checks every element of C.
+template <class TC, int kStages, UnaryKind kAct = UnaryKind::kRelu>
+void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
+  constexpr bool kHasAct = (kStages & kWithAct) != 0;
+  if constexpr ((kStages & kWithBias) == 0) cs.bias = BiasShape::kNone;
+  if constexpr ((kStages & kWithBias) != 0) {
+    if (cs.bias == BiasShape::kNone) cs.bias = BiasShape::kRowSpan;
+  }
+  cs.residual = (kStages & kWithResidual) != 0;
+  INFO("M N K " << cs.m << " " << cs.n << " " << cs.k << " ta " << cs.ta << " tb " << cs.tb
+                << " alpha " << cs.alpha << " beta " << cs.beta << " pad " << cs.pad << " bias "
+                << BiasShapeName(cs.bias) << " act " << (kHasAct ? UnaryName(kAct) : "none")
+                << " residual " << cs.residual << " C " << kElementName<TC> << " form "
+                << static_cast<int>(cs.form) << (cs.mixed ? " mixed" : ""));
+  Rng rng(cs.m * 1000003 + cs.n * 1009 + cs.k * 7 + static_cast<size_t>(cs.bias));
+  const size_t m = cs.m, n = cs.n, k = cs.k;
+  auto a = cs.ta ? RandomEpiMatrix<float>(k, m, cs.pad, rng, cs.mixed)
+                 : RandomEpiMatrix<float>(m, k, cs.pad, rng, cs.mixed);
+  auto b = cs.tb ? RandomEpiMatrix<float>(n, k, cs.pad, rng, cs.mixed)
+                 : RandomEpiMatrix<float>(k, n, cs.pad, rng, cs.mixed);
+  EpiMatrix<TC> c0 = RandomEpiMatrix<TC>(m, n, cs.pad, rng, false);
+  EpiMatrix<float> residual = RandomEpiMatrix<float>(m, n, cs.pad, rng, cs.mixed);
+
+  // The bias: its values, and the view or span the call receives.
+  size_t bias_rows = 1, bias_cols = 1;
+  switch (cs.bias) {
+    case BiasShape::kRowSpan: case BiasShape::kRow: bias_cols = n; break;
+    case BiasShape::kColumn: bias_rows = m; break;
+    case BiasShape::kFull: bias_rows = m; bias_cols = n; break;
+    default: break;
+  }
+  EpiMatrix<float> bias = RandomEpiMatrix<float>(bias_rows, bias_cols, cs.pad, rng, cs.mixed);
+  std::vector<float> bias_span(bias_cols);
+  for (size_t j = 0; j < bias_cols; ++j) bias_span[j] = bias.at({0, j});
+  const bool span_form = cs.bias == BiasShape::kScalarSpan || cs.bias == BiasShape::kRowSpan;
+  const Bias bias_stage = span_form ? Bias(std::span<const float>(bias_span), cs.bias_scale)
+                                    : Bias(bias.ConstView(), cs.bias_scale);
+
+  const UnaryParams params = act.template ParamsFor<TC>();
+  constexpr double kU = 1.0 / (1 << 24);
+  std::vector<double> want(m * n), bound(m * n);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (size_t p = 0; p < k; ++p) {
+        const double x = cs.ta ? a.at({p, i}) : a.at({i, p});
+        const double y = cs.tb ? b.at({j, p}) : b.at({p, j});
+        sum += x * y;
+        magnitude += std::abs(x * y);
+      }
+      const double c = cs.beta == 0.0f ? 0.0 : WidenForEpilogue(c0.at({i, j}));
+      double r = cs.alpha * sum + cs.beta * c;
+      double err = 2 * static_cast<double>(k + 3) * kU *
+                   (std::abs(cs.alpha) * magnitude + std::abs(cs.beta * c));
+      if (cs.bias != BiasShape::kNone) {
+        r += cs.bias_scale * bias.at({bias_rows == 1 ? 0 : i, bias_cols == 1 ? 0 : j});
+        err += 2 * kU * std::abs(r);
+      }
+      if (kHasAct) {
+        r = RefUnary(kAct, r, params);
+        err = 1.5 * err + 4 * FloatSpacing(r);
+      }
+      if (cs.residual) {
+        r += residual.at({i, j});
+        err += 2 * kU * std::abs(r);
+      }
+      err += std::ldexp(std::abs(r), -MantissaBits<TC>() - 1) + std::ldexp(1.0, -120);
+      if constexpr (std::is_same_v<TC, hwy::float16_t>) err += std::ldexp(1.0, -25);
+      want[i * n + j] = r;
+      bound[i * n + j] = err;
+    }
+  }
+
+  const Gemm gemm{cs.alpha, cs.beta, cs.ta, cs.tb};
+  ForEachTarget([&](int64_t) {
+    EpiMatrix<TC> c = c0;
+    const auto call = [&](const auto& epilogue) {
+      std::vector<std::byte> scratch(Gemm::ScratchBytes<TC>(m, n, k));
+      switch (cs.form) {
+        case CallForm::kPlain:
+          gemm(a.ConstView(), b.ConstView(), c.View(), epilogue);
+          break;
+        case CallForm::kScratch:
+          gemm(a.ConstView(), b.ConstView(), c.View(), epilogue, scratch);
+          break;
+        case CallForm::kPacked:
+          gemm(a.ConstView(), PackedGemmB(b.ConstView(), cs.tb), c.View(), epilogue);
+          break;
+        case CallForm::kPackedScratch:
+          gemm(a.ConstView(), PackedGemmB(b.ConstView(), cs.tb), c.View(), epilogue, scratch);
+          break;
+      }
+    };
+    const Residual residual_stage(residual.ConstView());
+    constexpr int kBiasRes = kWithBias | kWithResidual;
+    if constexpr (kStages == (kBiasRes | kWithAct)) call(Epilogue{bias_stage, act, residual_stage});
+    if constexpr (kStages == (kWithBias | kWithAct)) call(Epilogue{bias_stage, act});
+    if constexpr (kStages == (kWithAct | kWithResidual)) call(Epilogue{act, residual_stage});
+    if constexpr (kStages == kWithAct) call(Epilogue{act});
+    if constexpr (kStages == kBiasRes) call(Epilogue{bias_stage, residual_stage});
+    if constexpr (kStages == kWithBias) call(Epilogue{bias_stage});
+    if constexpr (kStages == kWithResidual) call(Epilogue{residual_stage});
+    if constexpr (kStages == 0) call(Epilogue{});
+    CHECK(c.OnlyElementsWritten());
+    size_t failures = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const double got = WidenForEpilogue(c.at({i, j}));
+        const double w = want[i * n + j];
+        if (!(std::abs(got - w) <= bound[i * n + j]) && failures++ < 5) {
+          FAIL_CHECK("C[" << i << "][" << j << "] = " << got << ", want " << w << " +- "
+                          << bound[i * n + j]);
+        }
+      }
+    }
+    CHECK(failures == 0);
+  });
+}
+
+}  // namespace tensorops::test
+
+#endif  // TENSOROPS_TESTS_GEMM_EPILOGUE_CHECK_H_

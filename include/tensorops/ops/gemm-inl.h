@@ -382,17 +382,33 @@ inline void StoreScaled(const float* HWY_RESTRICT acc, size_t acc_stride, size_t
   }
 }
 
-// With epilogue stages or a float16/bfloat16 C, the loops below keep the
-// float sums where a float C would be (in C itself, or in scratch for a
-// narrow C: one NC-wide block, M x NC) and, once a tile's K sum is complete,
-// GemmEpiloguePass turns that tile into C. Without either, kFinishPass is
-// false and the plain loops compile as they are.
-template <class TA, class TB, class TC, class Epi>
-struct Impl<GemmKernel<TA, TB, TC, Epi>> {
-  using Kernel = GemmKernel<TA, TB, TC, Epi>;
-  using Job = typename Kernel::Job;
+// The epilogue's pass over one finished tile of float sums, behind a
+// function pointer: the loops below are then one instance per (TA, TB, TC),
+// shared by every stage list, and each list adds only its pass.
+template <class TC>
+struct GemmFinish {
+  void (*pass)(const void* states, const float* sums, size_t sums_row_bytes, TC* c,
+               size_t c_row_bytes, size_t rows, size_t cols, size_t row0, size_t col0);
+  const void* states;
+};
+
+template <class TC, class States>
+void GemmFinishTile(const void* states, const float* sums, size_t sums_row_bytes, TC* c,
+                    size_t c_row_bytes, size_t rows, size_t cols, size_t row0, size_t col0) {
+  GemmEpiloguePass<float, TC>(sums, sums_row_bytes, 1.0f, c, c_row_bytes, rows, cols,
+                              *static_cast<const States*>(states), row0, col0);
+}
+
+// The blocked loops. With kFinishPass (stages, or a float16/bfloat16 C) they
+// keep the float sums where a float C would be (in C itself, or in scratch
+// for a narrow C: one NC-wide block, M x NC) and, once a tile's K sum is
+// complete, finish.pass turns that tile into C. Without, the plain loops
+// compile as they are.
+template <class TA, class TB, class TC, bool kFinishPass>
+struct GemmLoops {
+  using Job = GemmProblem<TA, TB, TC>;
   static constexpr bool kNarrowC = !hwy::IsSame<TC, float>();
-  static constexpr bool kFinishPass = kNarrowC || !Epi::kEmpty;
+  static_assert(kFinishPass || !kNarrowC, "a narrow C is always finished by a pass");
 
   // Where the float sums of C's (row, col) live, col counted from column jc
   // (the NC block's first) when they are in scratch.
@@ -422,16 +438,8 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
     }
   }
 
-  static void Run(const Kernel&, const Job& job) {
-    if (job.k == 0 || job.alpha == 0.0f) {
-      if constexpr (kFinishPass) {
-        GemmEpiloguePass<TC, TC>(job.c, job.c_row_bytes, job.beta, job.c, job.c_row_bytes, job.m,
-                                 job.n, job.epilogue, 0, 0);
-      } else {
-        ScaleC(job.c, job.c_row_bytes, job.m, job.n, job.beta);
-      }
-      return;
-    }
+  // K > 0 and alpha != 0 (the caller handles the rest).
+  static void Run(const Job& job, const GemmFinish<TC>& finish) {
     static constexpr auto kTiles = MakeMicroTiles(std::make_index_sequence<kGemmVecs>{});
     const GemmBlocking blk = GemmBlockingHere(job.caches);
     const size_t nr = blk.nr;
@@ -448,7 +456,7 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
     const bool a_in_place = !b_in_place && ReadsAInPlace(job, HWY_MIN(blk.mc, job.m), kc_max);
 
     if (b_in_place && job.m <= kRowStreamingMaxRows) {
-      RunRowStreaming(job, blk, a_pack, b_pack, c32);
+      RunRowStreaming(job, finish, blk, a_pack, b_pack, c32);
       return;
     }
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
@@ -496,9 +504,8 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
                                          sums.row_bytes, cols, job.alpha, beta);
               if constexpr (kFinishPass) {
                 if (last_block) {
-                  GemmEpiloguePass<float, TC>(c, sums.row_bytes, 1.0f, CAt(job, ic + ir, jc + jr),
-                                              job.c_row_bytes, rows, cols, job.epilogue, ic + ir,
-                                              jc + jr);
+                  finish.pass(finish.states, c, sums.row_bytes, CAt(job, ic + ir, jc + jr),
+                              job.c_row_bytes, rows, cols, ic + ir, jc + jr);
                 }
               }
             }
@@ -523,8 +530,8 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
     return span <= job.caches.l2 / 2;
   }
 
-  static void RunRowStreaming(const Job& job, const GemmBlocking& blk, float* a_pack,
-                              float* acc, float* c32) {
+  static void RunRowStreaming(const Job& job, const GemmFinish<TC>& finish,
+                              const GemmBlocking& blk, float* a_pack, float* acc, float* c32) {
     const auto* b = reinterpret_cast<const float*>(job.b);
     const size_t b_row_floats = job.b_stride[0] / sizeof(float);
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
@@ -558,8 +565,8 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
           const size_t cols = HWY_MIN(kChunk, nc - j);
           StoreScaled(acc + j, nc, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha, beta);
           if constexpr (kFinishPass) {
-            GemmEpiloguePass<float, TC>(sums.At(0, j), sums.row_bytes, 1.0f, CAt(job, 0, jc + j),
-                                        job.c_row_bytes, job.m, cols, job.epilogue, 0, jc + j);
+            finish.pass(finish.states, sums.At(0, j), sums.row_bytes, CAt(job, 0, jc + j),
+                        job.c_row_bytes, job.m, cols, 0, jc + j);
           }
         }
       }
@@ -567,6 +574,30 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
   }
 };
 
+
+template <class TA, class TB, class TC, class Epi>
+struct Impl<GemmKernel<TA, TB, TC, Epi>> {
+  using Kernel = GemmKernel<TA, TB, TC, Epi>;
+  static constexpr bool kFinishPass = !hwy::IsSame<TC, float>() || !Epi::kEmpty;
+
+  static void Run(const Kernel&, const typename Kernel::Job& job) {
+    if (job.k == 0 || job.alpha == 0.0f) {  // C = stages(beta * C)
+      if constexpr (kFinishPass) {
+        GemmEpiloguePass<TC, TC>(job.c, job.c_row_bytes, job.beta, job.c, job.c_row_bytes, job.m,
+                                 job.n, job.epilogue, 0, 0);
+      } else {
+        ScaleC(job.c, job.c_row_bytes, job.m, job.n, job.beta);
+      }
+      return;
+    }
+    if constexpr (kFinishPass) {
+      using States = typename Epi::States;
+      GemmLoops<TA, TB, TC, true>::Run(job, {&GemmFinishTile<TC, States>, &job.epilogue});
+    } else {
+      GemmLoops<TA, TB, TC, false>::Run(job, {nullptr, nullptr});
+    }
+  }
+};
 
 template <>
 struct Impl<GemmBlockingQuery> {

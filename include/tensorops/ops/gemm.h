@@ -139,26 +139,31 @@ inline float* GemmThreadScratch(size_t bytes) {
 // Dispatch keys. A Job describes op(A), op(B) by byte strides: element (i, k)
 // of op(A) is at a + i * a_stride[0] + k * a_stride[1], so a transpose is a
 // swap of strides and the kernel picks its loops by which stride is 1 element.
-// TC is C's element type, Epi the epilogue's stage list (Epilogue<>: none).
-template <class TA, class TB, class TC = float, class Epi = Epilogue<>>
-struct GemmKernel {
-  struct Job {
-    const TA* a;
+// The operands and blocking of one call, whatever its epilogue.
+template <class TA, class TB, class TC>
+struct GemmProblem {
+  const TA* a;
     size_t a_stride[2];
     const TB* b;
     size_t b_stride[2];
-    const float* packed_b;  // all of op(B) in NR-wide panels (PackedGemmB), or null
-    TC* c;
-    size_t c_row_bytes;
-    size_t m, n, k;
-    float alpha, beta;
+  const float* packed_b;  // all of op(B) in NR-wide panels (PackedGemmB), or null
+  TC* c;
+  size_t c_row_bytes;
+  size_t m, n, k;
+  float alpha, beta;
+  float* scratch;  // ScratchBytes, 64-byte aligned
+  CacheSizes caches;
+  // For the executor: the tile of the active target, and (when nonzero) the
+  // scratch bytes a slice takes from its own thread's buffer.
+  size_t mr, nr;
+  size_t thread_scratch_bytes;
+};
+
+// TC is C's element type, Epi the epilogue's stage list (Epilogue<>: none).
+template <class TA, class TB, class TC = float, class Epi = Epilogue<>>
+struct GemmKernel {
+  struct Job : GemmProblem<TA, TB, TC> {
     typename Epi::States epilogue;  // indexed from C's first element
-    float* scratch;  // ScratchBytes, 64-byte aligned
-    CacheSizes caches;
-    // For the executor: the tile of the active target, and (when nonzero) the
-    // scratch bytes a slice takes from its own thread's buffer.
-    size_t mr, nr;
-    size_t thread_scratch_bytes;
   };
 
   // Blocks of MR rows of C when M is large (each range packs its own B

@@ -21,8 +21,10 @@
 // K sum (a call that splits K into cache blocks keeps partial sums in C, or
 // in scratch when C is narrow). C may be float, float16 or bfloat16: it is
 // rounded once, when stored. Bias and residual are float and must not overlap
-// C. The stage list is fixed at compile time: each list is its own kernel
-// carrying only its stages' code, and Epilogue<> is the plain Gemm.
+// C. The stage list is fixed at compile time: each list adds one pass with
+// only its stages' code (the micro-kernel runs it on each tile it has just
+// stored, still in L1), the blocked loops are shared by all lists, and
+// Epilogue<> is the plain Gemm.
 //
 // A new stage (e.g. an int8 requantization) is a type with a GemmStage
 // specialisation here (validation and the state the kernel reads) and an
@@ -50,13 +52,13 @@ struct Bias {
   float scale = 1.0f;
 
   // [N] (a row, one value per column of C) or [1] (a scalar).
-  Bias(std::span<const float> b, float scale = 1.0f)  // NOLINT: implicit on purpose
+  Bias(std::span<const float> b, float factor = 1.0f)  // NOLINT: implicit on purpose
       : values(MatrixView<const float>::FromValidated(b.data(), {1, b.size()},
                                                       {b.size() * sizeof(float), b.size() * sizeof(float)})),
-        scale(scale) {}
+        scale(factor) {}
   // [1, N], [M, 1], [M, N] or [1, 1].
-  Bias(const MatrixView<const float>& b, float scale = 1.0f)  // NOLINT: implicit on purpose
-      : values(b), scale(scale) {}
+  Bias(const MatrixView<const float>& b, float factor = 1.0f)  // NOLINT: implicit on purpose
+      : values(b), scale(factor) {}
 };
 
 // x + r, r of C's M x N (added where it is listed: after an activation for a

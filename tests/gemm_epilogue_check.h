@@ -53,17 +53,6 @@ struct EpilogueCase {
   bool mixed = false;  // operands of mixed magnitudes (1e-3 to 1e3)
 };
 
-template <class T>
-double WidenForEpilogue(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<T, hwy::float16_t>) {
-    return RefF16BitsToF32(Bits16(v));
-  } else {
-    return RefBF16BitsToF32(Bits16(v));
-  }
-}
-
 // Mantissa bits of C's format (the rounding on the store).
 template <class T>
 constexpr int MantissaBits() {
@@ -137,7 +126,7 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
         sum += x * y;
         magnitude += std::abs(x * y);
       }
-      const double c = cs.beta == 0.0f ? 0.0 : WidenForEpilogue(c0.at({i, j}));
+      const double c = cs.beta == 0.0f ? 0.0 : RefToFloat(c0.at({i, j}));
       double r = cs.alpha * sum + cs.beta * c;
       double err = 2 * static_cast<double>(k + 3) * kU *
                    (std::abs(cs.alpha) * magnitude + std::abs(cs.beta * c));
@@ -194,7 +183,7 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
     size_t failures = 0;
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
-        const double got = WidenForEpilogue(c.at({i, j}));
+        const double got = RefToFloat(c.at({i, j}));
         const double w = want[i * n + j];
         if (!(std::abs(got - w) <= bound[i * n + j]) && failures++ < 5) {
           FAIL_CHECK("C[" << i << "][" << j << "] = " << got << ", want " << w << " +- "

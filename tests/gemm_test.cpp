@@ -39,28 +39,6 @@ struct Case {
   size_t pad = 0;  // extra elements at the end of every row, on all operands
 };
 
-template <class T>
-double Widen(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<T, hwy::float16_t>) {
-    return RefF16BitsToF32(Bits16(v));
-  } else {
-    return RefBF16BitsToF32(Bits16(v));
-  }
-}
-
-template <class T>
-T Narrow(float f) {
-  if constexpr (std::is_same_v<T, float>) {
-    return f;
-  } else if constexpr (std::is_same_v<T, hwy::float16_t>) {
-    return FromBits16<T>(RefF32ToF16Bits(f));
-  } else {
-    return FromBits16<T>(RefF32ToBF16Bits(f));
-  }
-}
-
 // A matrix of rows x cols with values in [-1, 1), or of mixed magnitudes
 // (1e-3 to 1e3 side by side; the bound below is relative to the magnitudes of
 // the products, a float dot product's own error, so it holds for both).
@@ -69,7 +47,7 @@ Matrix<T> RandomMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bool mixe
   Matrix<T> x({rows, cols}, {0, pad});
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   x.Fill([&](const Extents&) {
-    return mixed ? Narrow<T>(MixedMagnitude<float>(rng)) : Narrow<T>(dist(rng));
+    return mixed ? RefConvert<T>(MixedMagnitude<float>(rng)) : RefConvert<T>(dist(rng));
   });
   return x;
 }
@@ -92,10 +70,10 @@ void CheckGemm(const Case& cs, bool packed_b = false, bool c_is_nan = false, boo
   std::vector<double> want(cs.m * cs.n), bound(cs.m * cs.n);
   std::vector<double> av(cs.m * cs.k), bv(cs.k * cs.n);
   for (size_t i = 0; i < cs.m; ++i) {
-    for (size_t k = 0; k < cs.k; ++k) av[i * cs.k + k] = Widen(cs.ta ? a.at({k, i}) : a.at({i, k}));
+    for (size_t k = 0; k < cs.k; ++k) av[i * cs.k + k] = RefToFloat(cs.ta ? a.at({k, i}) : a.at({i, k}));
   }
   for (size_t k = 0; k < cs.k; ++k) {
-    for (size_t j = 0; j < cs.n; ++j) bv[k * cs.n + j] = Widen(cs.tb ? b.at({j, k}) : b.at({k, j}));
+    for (size_t j = 0; j < cs.n; ++j) bv[k * cs.n + j] = RefToFloat(cs.tb ? b.at({j, k}) : b.at({k, j}));
   }
   constexpr double kU = 1.0 / (1 << 24);
   for (size_t i = 0; i < cs.m; ++i) {

@@ -425,15 +425,16 @@ struct GemmLoops {
 
   // The float sums of columns [jc, jc + nc): C's own when it is float, else
   // scratch holding beta * C's widened values when beta reads C.
-  static Sums SumsOfBlock(const Job& job, float* c32, size_t jc, size_t nc) {
+  static Sums SumsOfBlock(const Job& job, const GemmBlocking& blk, float* c32, size_t jc,
+                          size_t nc) {
     if constexpr (kNarrowC) {
-      const size_t ld = HWY_MIN(GemmBlockingHere(job.caches).nc, job.n);
+      const size_t ld = HWY_MIN(blk.nc, job.n);
       if (job.beta != 0.0f) {
         for (size_t i = 0; i < job.m; ++i) WidenRun<TC>(CAt(job, i, jc), nc, c32 + i * ld);
       }
       return {c32, ld * sizeof(float)};
     } else {
-      (void)c32;
+      (void)blk, (void)c32;
       return {job.c + jc, job.c_row_bytes};
     }
   }
@@ -461,7 +462,7 @@ struct GemmLoops {
     }
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
       const size_t nc = HWY_MIN(blk.nc, job.n - jc);
-      const Sums sums = SumsOfBlock(job, c32, jc, nc);
+      const Sums sums = SumsOfBlock(job, blk, c32, jc, nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         const float beta = pc == 0 ? job.beta : 1.0f;  // later blocks add to C
@@ -536,7 +537,7 @@ struct GemmLoops {
     const size_t b_row_floats = job.b_stride[0] / sizeof(float);
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
       const size_t nc = HWY_MIN(blk.nc, job.n - jc);
-      const Sums sums = SumsOfBlock(job, c32, jc, nc);
+      const Sums sums = SumsOfBlock(job, blk, c32, jc, nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         PackA<TA>(job.a, job.a_stride, 0, job.m, pc, kc, a_pack);
@@ -555,20 +556,19 @@ struct GemmLoops {
             break;
         }
         const float beta = pc == 0 ? job.beta : 1.0f;
-        if (!kFinishPass || pc + kc < job.k) {
-          StoreScaled(acc, nc, job.m, nc, sums.At(0, 0), sums.row_bytes, job.alpha, beta);
-          continue;
-        }
-        // The last block: sums and epilogue by column chunks that stay in L1.
-        constexpr size_t kChunk = 512;
-        for (size_t j = 0; j < nc; j += kChunk) {
-          const size_t cols = HWY_MIN(kChunk, nc - j);
-          StoreScaled(acc + j, nc, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha, beta);
-          if constexpr (kFinishPass) {
-            finish.pass(finish.states, sums.At(0, j), sums.row_bytes, CAt(job, 0, jc + j),
-                        job.c_row_bytes, job.m, cols, 0, jc + j);
+        if constexpr (kFinishPass) {
+          if (pc + kc == job.k) {  // the last block: by column chunks that stay in L1
+            constexpr size_t kChunk = 512;
+            for (size_t j = 0; j < nc; j += kChunk) {
+              const size_t cols = HWY_MIN(kChunk, nc - j);
+              StoreScaled(acc + j, nc, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha, beta);
+              finish.pass(finish.states, sums.At(0, j), sums.row_bytes, CAt(job, 0, jc + j),
+                          job.c_row_bytes, job.m, cols, 0, jc + j);
+            }
+            continue;
           }
         }
+        StoreScaled(acc, nc, job.m, nc, sums.At(0, 0), sums.row_bytes, job.alpha, beta);
       }
     }
   }

@@ -253,7 +253,7 @@ TEST_CASE("Gemm: bad shapes, aliasing, small scratch and stale packing are named
   ErrorOf(ErrorCode::kAliasing, [&] { Gemm{}(square, MatrixView<const float>(square), inside); });
 
   // A PackedGemmB made for one target's panel width refuses another width.
-  const auto targets = RunnableTargets();
+  const auto targets = TargetsUnderTest();
   for (int64_t first : targets) {
     for (int64_t second : targets) {
       std::optional<PackedGemmB> packed;

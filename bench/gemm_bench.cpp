@@ -5,7 +5,7 @@
 // plus the machine's FMA peak measured in the same process. report.py prints
 // GFLOP/s, the ratio to the best peer and the fraction of that peak.
 //
-// Fully connected layers (fc/...): C = act(A W + bias) with W pre-packed, on
+// Fully connected layers (fc_gelu/..., fc_relu/...): C = act(A W + bias) with W pre-packed, on
 // N(0, 1) activations and weights scaled as trained layers are (N(0, 1/K)):
 // tensorops with the epilogue (one call), tensorops unfused (Gemm, then Add
 // of the bias row, then Unary: three passes over C), and oneDNN's matmul with
@@ -168,7 +168,7 @@ const bool kRegistered = [] {
       const std::string shape = "/" + std::to_string(m) + "x" + std::to_string(k) + "x" +
                                 std::to_string(n);
       const auto reg = [&](const std::string& name, auto fn) {
-        benchmark::RegisterBenchmark(("fc/" + name + shape).c_str(), fn, m, n, k)
+        benchmark::RegisterBenchmark(("fc_" + name + shape).c_str(), fn, m, n, k)
             ->Unit(benchmark::kMicrosecond);
       };
       reg("gelu/tensorops", FcTensorops<UnaryKind::kGelu, FcImpl::kFused>);

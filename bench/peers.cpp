@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -846,6 +847,52 @@ bool OneDnnFullyConnected(FcActivation act, const float* a, const float* w, cons
   return true;
 #else
   (void)act, (void)a, (void)w, (void)bias, (void)c, (void)m, (void)n, (void)k;
+  return false;
+#endif
+}
+
+bool OneDnnScaleShiftSilu(const float* x, const float* scale, const float* shift, void* dst,
+                          bool dst_f16, const size_t (&nchw)[4], bool channels_last) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using dt = dnnl::memory::data_type;
+  struct Layer {
+    dnnl::binary primitive;
+    dnnl::memory::desc src, channel, dst;
+  };
+  static std::map<std::tuple<bool, bool, size_t, size_t, size_t, size_t>, std::optional<Layer>> cache;
+  const auto& layer = Cached(
+      cache, std::make_tuple(dst_f16, channels_last, nchw[0], nchw[1], nchw[2], nchw[3]),
+      [&]() -> std::optional<Layer> {
+        const dnnl::memory::desc src(DimsOf(nchw), dt::f32, TagOf(channels_last));
+        const size_t per_channel[4] = {1, nchw[1], 1, 1};
+        const dnnl::memory::desc channel(DimsOf(per_channel), dt::f32, dnnl::memory::format_tag::nchw);
+        const dnnl::memory::desc out(DimsOf(nchw), dst_f16 ? dt::f16 : dt::f32, TagOf(channels_last));
+        dnnl::post_ops ops;
+        ops.append_binary(dnnl::algorithm::binary_add, channel);
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(ops);
+        try {
+          const dnnl::binary::primitive_desc pd(
+              dnnl::binary::desc(dnnl::algorithm::binary_mul, src, channel, out), attr, Engine());
+          return Layer{dnnl::binary(pd), src, channel, out};
+        } catch (const dnnl::error&) {
+          return std::nullopt;
+        }
+      });
+  if (!layer) return false;
+  dnnl::memory in(layer->src, Engine(), const_cast<float*>(x));
+  dnnl::memory s(layer->channel, Engine(), const_cast<float*>(scale));
+  dnnl::memory t(layer->channel, Engine(), const_cast<float*>(shift));
+  dnnl::memory out(layer->dst, Engine(), dst);
+  layer->primitive.execute(Stream(), {{DNNL_ARG_SRC_0, in},
+                                      {DNNL_ARG_SRC_1, s},
+                                      {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, t},
+                                      {DNNL_ARG_DST, out}});
+  Stream().wait();
+  return true;
+#else
+  (void)x, (void)scale, (void)shift, (void)dst, (void)dst_f16, (void)nchw, (void)channels_last;
   return false;
 #endif
 }

@@ -120,6 +120,13 @@ bool OpenBlasSgemm(const SgemmArgs& args);
 enum class FcActivation { kRelu, kGelu };
 bool OneDnnFullyConnected(FcActivation act, const float* a, const float* w, const float* bias,
                           float* c, size_t m, size_t n, size_t k);
+// SiLU(x * scale[c] + shift[c]) over an N x C x H x W tensor (NCHW or NHWC),
+// stored as float16 (dst_f16) or float: oneDNN's binary multiply by the
+// per-channel scale with a binary-add post-op (the shift) and an eltwise
+// swish post-op, one primitive (cached per shape), single thread. False when
+// oneDNN is not built in or cannot make that primitive here.
+bool OneDnnScaleShiftSilu(const float* x, const float* scale, const float* shift, void* dst,
+                          bool dst_f16, const size_t (&nchw)[4], bool channels_last);
 bool EigenSgemm(const SgemmArgs& args);
 // The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...):
 // Debian's build picks it at load time from OPENBLAS_CORETYPE or the CPUID.

@@ -83,6 +83,7 @@ def main():
             speed = f"{gflops / best_peer:.2f}x" if best_peer and impl.startswith("tensorops") else ""
             frac = f"{gflops / peak:.0%}" if peak else ""
             print(f"{op + '/' + case:32} {impl:22} {gflops:8.1f} {speed:>12} {frac:>8}")
+    print_fusion(cases, flops_cases)
     if scaling:
         print_scaling(scaling)
     ctx = report["context"]
@@ -131,6 +132,23 @@ def print_activation_headline(cases):
         print(f"{op[len('unary_'):]:14}" + "".join(f" {t:>24}" for t in texts) +
               f" {spread:>7} {ramp:>24}")
     print()
+
+
+def print_fusion(cases, flops_cases):
+    """Fused calls against the same work as separate tensorops calls (impl
+    'tensorops_unfused'): the speed-up fusion gives, per case."""
+    rows = []
+    for (op, case), impls in sorted(cases.items()):
+        if "tensorops" in impls and "tensorops_unfused" in impls:
+            rows.append((f"{op}/{case}", impls["tensorops_unfused"]["ns_per_elem"] /
+                         impls["tensorops"]["ns_per_elem"]))
+    for (op, case), impls in sorted(flops_cases.items()):
+        if "tensorops" in impls and "tensorops_unfused" in impls:
+            rows.append((f"{op}/{case}", impls["tensorops"] / impls["tensorops_unfused"]))
+    if rows:
+        print(f"\n{'fusion case':40} {'x separate calls':>16}")
+        for name, ratio in rows:
+            print(f"{name:40} {ratio:16.2f}")
 
 
 def print_scaling(scaling):

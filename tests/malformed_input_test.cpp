@@ -156,6 +156,36 @@ std::vector<Row> Rows() {
          float* p = out.out.View().data();
          Unary<K::kRelu>{}(View<const float>(p, {8}), View<float>(p + 2, {8}));
        }},
+      // ---- Chain ----
+      {"Chain x and y of different dims", ErrorCode::kShapeMismatch, "dim[2] = 4",
+       [](Inputs& in, Outputs& out) { Chain{Unary<K::kRelu>{}}(in.X(), out.wrong.View()); }},
+      {"Chain ChannelAffine with too few scales", ErrorCode::kShapeMismatch,
+       "scale has 3 values but y has 4 channels",
+       [](Inputs& in, Outputs& out) {
+         static const float three[3] = {1, 2, 3};
+         Chain{ChannelAffine{.scale = three}}(in.image.ConstView(), out.image.View());
+       }},
+      {"Chain ChannelAffine on a Strided y without an axis", ErrorCode::kBadArgument,
+       "has no channel dimension; set .axis",
+       [](Inputs& in, Outputs& out) {
+         static const float four[4] = {1, 2, 3, 4};
+         Chain{ChannelAffine{.scale = four}}(in.X(), out.out.View());
+       }},
+      {"Chain With operand that does not broadcast", ErrorCode::kShapeMismatch, "does not broadcast",
+       [](Inputs& in, Outputs& out) {
+         Chain{Add::With(in.square.ConstView())}(in.X(), out.out.View());
+       }},
+      {"Chain x overlapping y", ErrorCode::kAliasing, "overlap",
+       [](Inputs&, Outputs& out) {
+         float* p = out.out.View().data();
+         Chain{Unary<K::kRelu>{}}(View<const float>(p, {8}), View<float>(p + 2, {8}));
+       }},
+      {"FoldBatchNorm with a negative epsilon", ErrorCode::kBadArgument, "epsilon",
+       [](Inputs&, Outputs& out) {
+         static const float one[1] = {1};
+         float* p = out.out.View().data();
+         FoldBatchNorm(one, one, one, one, -1.0f, std::span<float>(p, 1), std::span<float>(p + 1, 1));
+       }},
       // ---- Eltwise ----
       {"Eltwise dims that do not broadcast", ErrorCode::kShapeMismatch, "does not broadcast",
        [](Inputs& in, Outputs& out) { Add{}(in.X(), in.X(), out.wrong.View()); }},

@@ -41,7 +41,7 @@ std::map<std::string, Runner> Runners() {
 }
 
 // Integer outputs and data movement must match bit for bit; float math within
-// 4 ULP of the stored float32/float16 result, or 2^-23 absolute. Returns the
+// 4 ULP of the stored float32/float16 result, or AbsoluteBound(op). Returns the
 // worst ULP distance seen through `worst_ulp`.
 // The ULP bound for float outputs of `op`: 4, except where the stored
 // outputs are themselves inexact. Elu's come from NumPy's float32
@@ -50,8 +50,16 @@ std::map<std::string, Runner> Runners() {
 // tensorops returns (1 ULP bound in tests/unary).
 double UlpBound(const std::string& op) { return op == "Elu" ? 16 : 4; }
 
-bool Matches(const Tensor& got, const Tensor& want, double bound, double& worst_ulp,
-             std::string& why) {
+// Below this absolute difference any float output matches: 2^-23, except
+// for BatchNormalization, which tensorops folds into x * scale + shift (as
+// inference engines do): where the result is small beside the two terms
+// (up to ~10 in these tests) it carries their rounding, an ULP of 8 being
+// 2^-20. (Measured: 1.5e-7 from the exact value at worst; the stored float32
+// outputs are themselves 6e-8 away.)
+double AbsoluteBound(const std::string& op) { return op == "BatchNormalization" ? 0x1p-21 : 0x1p-23; }
+
+bool Matches(const Tensor& got, const Tensor& want, double bound, double absolute,
+             double& worst_ulp, std::string& why) {
   if (got.bytes == want.bytes) return true;
   if (got.bytes.size() != want.bytes.size()) {
     why = "output has " + std::to_string(got.bytes.size()) + " bytes, want " +
@@ -78,7 +86,7 @@ bool Matches(const Tensor& got, const Tensor& want, double bound, double& worst_
       return false;
     }
     if (std::isnan(g) && std::isnan(w)) continue;
-    if (std::fabs(g - w) <= 0x1p-23) continue;
+    if (std::fabs(g - w) <= absolute) continue;
     worst_ulp = std::max(worst_ulp, err);
     if (!(err <= bound)) {
       why = "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " +
@@ -144,12 +152,14 @@ TEST_CASE("ONNX node tests from libonnx-testdata", "[onnx]") {
       const auto inputs = ReadAll(set.path(), "input_");
       const auto outputs = ReadAll(set.path(), "output_");
       INFO(test.filename().string() << "/" << set.path().filename().string() << " (" << node.op_type << ")");
-      REQUIRE(outputs.size() == 1);
+      REQUIRE(!outputs.empty());  // several only in modes a runner skips (training)
       bool ok = false;
       try {
         const Tensor got = runner->second(node, inputs, outputs[0]);
+        REQUIRE(outputs.size() == 1);
         std::string why;
-        ok = Matches(got, outputs[0], UlpBound(node.op_type), worst_ulp, why);
+        ok = Matches(got, outputs[0], UlpBound(node.op_type), AbsoluteBound(node.op_type), worst_ulp,
+                     why);
         if (!ok) FAIL_CHECK("output differs from the stored one: " << why);
       } catch (const SkipTest& skip) {
         ++skipped_by_reason[node.op_type + ": " + skip.reason];

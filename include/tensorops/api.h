@@ -15,6 +15,7 @@
 #include "tensorops/layout/pitches.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/bounds.h"
+#include "tensorops/ops/chain.h"
 #include "tensorops/ops/channel_shuffle.h"
 #include "tensorops/ops/convert.h"
 #include "tensorops/ops/depth_to_space.h"

@@ -1,7 +1,8 @@
-// ONNX runners for the elementwise ops: every Unary kind ONNX has and the
-// Eltwise kinds (see runners.h).
+// ONNX runners for the elementwise ops: every Unary kind ONNX has, the
+// Eltwise kinds and BatchNormalization (a Chain stage) (see runners.h).
 #include <cstring>
 #include <span>
+#include <vector>
 
 #include <tensorops/tensorops.h>
 
@@ -48,6 +49,26 @@ bool OptionalScalar(const onnx::Node& node, const std::vector<Tensor>& in, size_
   if (in[file].data_type != onnx::kFloat) throw SkipTest{"element type not supported by the op"};
   std::memcpy(&value, in[file].bytes.data(), 4);
   return true;
+}
+
+// BatchNormalization in inference: the statistics folded into one
+// ChannelAffine stage (axis 1 of N x C x D1 ...), run as a Chain.
+Tensor BatchNormalization(const onnx::Node& node, const std::vector<Tensor>& in, const Tensor& want) {
+  if (node.Int("training_mode", 0) != 0) throw SkipTest{"training mode (tensorops runs inference)"};
+  for (const Tensor& t : in) {
+    if (t.data_type != onnx::kFloat) throw SkipTest{"element type not supported by the op"};
+  }
+  const auto values = [&](size_t i) {
+    return std::span<const float>(reinterpret_cast<const float*>(in[i].bytes.data()),
+                                  in[i].ElementCount());
+  };
+  const size_t channels = in[1].ElementCount();
+  std::vector<float> scale(channels), shift(channels);
+  FoldBatchNorm(values(1), values(2), values(3), values(4), node.Float("epsilon", 1e-5f), scale, shift);
+  Tensor out = EmptyLike(want);
+  Chain{ChannelAffine{.scale = scale, .shift = shift, .axis = 1}}(ConstViewOf<float>(in[0]),
+                                                                 ViewOf<float>(out));
+  return out;
 }
 
 }  // namespace
@@ -99,6 +120,7 @@ void AddElementwiseRunners(std::map<std::string, Runner>& runners) {
   runners["Div"] = EltwiseRunner<E::kDiv, float, hwy::float16_t>();
   runners["Max"] = EltwiseRunner<E::kMax, float, hwy::float16_t, int8_t, uint8_t, int32_t, int64_t>();
   runners["Min"] = EltwiseRunner<E::kMin, float, hwy::float16_t, int8_t, uint8_t, int32_t, int64_t>();
+  runners["BatchNormalization"] = BatchNormalization;
 }
 
 }  // namespace tensorops::test

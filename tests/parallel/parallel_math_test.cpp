@@ -87,6 +87,29 @@ TEST_CASE("Parallel: Eltwise over N inputs, with broadcasting", "[parallel]") {
   });
 }
 
+TEST_CASE("Parallel: a Chain over NCHW and NHWC, with broadcast operands", "[parallel]") {
+  std::vector<float> scale(6), shift(6);
+  for (size_t c = 0; c < 6; ++c) {
+    scale[c] = 0.25f * static_cast<float>(c) - 0.5f;
+    shift[c] = 0.1f * static_cast<float>(c);
+  }
+  const Chain chain{ChannelAffine{scale, shift}, Unary<UnaryKind::kSilu>{}};
+  auto x = Uniform<float, Nchw>({2, 6, 5, 77}, {0, 0, 1, 3}, -4, 4, 7);
+  ExpectMatchesSerial([&](auto&& executor) {
+    TestTensor<hwy::float16_t, Nchw> y({2, 6, 5, 77}, {0, 1, 0, 1});
+    chain(x.ConstView(), y.View(), executor);
+    return BytesOf(y);
+  });
+  auto xh = Uniform<float, Nhwc>({1, 5, 77, 6}, {0, 0, 1, 0}, -4, 4, 8);
+  auto row = Uniform<float, Strided<1>>({6}, {}, -1, 1, 9);
+  ExpectMatchesSerial([&](auto&& executor) {
+    TestTensor<hwy::float16_t, Nhwc> y({1, 5, 77, 6}), z({1, 5, 77, 6});
+    chain(xh.ConstView(), y.View(), executor);
+    Chain{Add::With(row.ConstView()), Unary<UnaryKind::kRelu>{}}(xh.ConstView(), z.View(), executor);
+    return BytesOf(y, z);
+  });
+}
+
 TEST_CASE("Parallel: Softmax and LogSoftmax on every axis", "[parallel]") {
   const Dims dims{3, 7, 5, 19};
   auto x = Uniform<float, Strided<>>(dims, {0, 1, 0, 2}, -20, 20, 7);

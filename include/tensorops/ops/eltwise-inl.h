@@ -122,35 +122,41 @@ HWY_INLINE void EltwiseRow(const T* const* src, const size_t* row_step, size_t n
   }
 }
 
+// Calls row(offsets) for each row of `nest`, offsets[k] being view k's byte
+// offset (the nest's inputs, then dst): an odometer over the outer loops, as
+// ForEachRow, for nest.inputs + 1 views.
+template <class Row>
+HWY_INLINE void ForEachEltwiseRow(const EltwiseNest& nest, const Row& row) {
+  const size_t n = nest.inputs;
+  size_t offsets[kMaxEltwiseInputs + 1] = {};
+  size_t index[kMaxRank] = {};
+  for (;;) {
+    row(static_cast<const size_t*>(offsets));
+    size_t d = nest.outer_rank;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++index[d] < nest.count[d]) {
+        for (size_t k = 0; k <= n; ++k) offsets[k] += nest.stride[k][d];
+        break;
+      }
+      index[d] = 0;
+      for (size_t k = 0; k <= n; ++k) offsets[k] -= (nest.count[d] - 1) * nest.stride[k][d];
+    }
+  }
+}
+
 template <EltwiseKind kKind, class T>
 struct Impl<EltwiseKernel<kKind, T>> {
   static void Run(const EltwiseKernel<kKind, T>&,
                   const typename EltwiseKernel<kKind, T>::Job& job) {
-    const EltwiseNest& nest = job.nest;
-    const size_t n = nest.inputs;
-    // An odometer over the outer loops, as ForEachRow, for n + 1 views.
-    size_t offsets[kMaxEltwiseInputs + 1] = {};
-    size_t index[kMaxRank] = {};
+    const size_t n = job.nest.inputs;
     const T* src[kMaxEltwiseInputs];
-    for (;;) {
-      for (size_t k = 0; k < n; ++k) {
-        src[k] = reinterpret_cast<const T*>(reinterpret_cast<const uint8_t*>(job.src[k]) +
-                                            offsets[k]);
-      }
-      T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(job.dst) + offsets[n]);
-      EltwiseRow<kKind>(src, nest.row_step, n, dst, nest.row, job.weights, job.weighted);
-      size_t d = nest.outer_rank;
-      for (;;) {
-        if (d == 0) return;
-        --d;
-        if (++index[d] < nest.count[d]) {
-          for (size_t k = 0; k <= n; ++k) offsets[k] += nest.stride[k][d];
-          break;
-        }
-        index[d] = 0;
-        for (size_t k = 0; k <= n; ++k) offsets[k] -= (nest.count[d] - 1) * nest.stride[k][d];
-      }
-    }
+    ForEachEltwiseRow(job.nest, [&](const size_t* offsets) {
+      for (size_t k = 0; k < n; ++k) src[k] = detail::AdvanceBytes(job.src[k], offsets[k]);
+      EltwiseRow<kKind>(src, job.nest.row_step, n, detail::AdvanceBytes(job.dst, offsets[n]),
+                        job.nest.row, job.weights, job.weighted);
+    });
   }
 };
 

@@ -93,13 +93,15 @@ struct EltwiseKernel {
 namespace detail {
 
 // Broadcasts view `v` to `out` dims: per out dim, v's byte stride or 0.
-// Throws kShapeMismatch if v's dims do not broadcast to out's.
-template <class V>
-void BroadcastStrides(const V& v, size_t index, const Dims& out, size_t (&strides)[kMaxRank]) {
+// Throws kShapeMismatch, naming v as `name...` says, if v's dims do not
+// broadcast to out's.
+template <class V, class... Name>
+void BroadcastStrides(const V& v, const Dims& out, size_t (&strides)[kMaxRank],
+                      const Name&... name) {
   const size_t rank = out.size();
   if (v.rank() > rank) {
-    Fail(ErrorCode::kShapeMismatch, "Eltwise: input ", index, " has rank ", v.rank(),
-         " but dst has rank ", rank, " (dst must have the broadcast shape)");
+    Fail(ErrorCode::kShapeMismatch, name..., " has rank ", v.rank(), " but dst has rank ", rank,
+         " (dst must have the broadcast shape)");
   }
   const size_t shift = rank - v.rank();
   for (size_t d = 0; d < rank; ++d) {
@@ -109,18 +111,19 @@ void BroadcastStrides(const V& v, size_t index, const Dims& out, size_t (&stride
     if (n == out[d]) {
       strides[d] = v.StrideBytes(d - shift);
     } else if (n != 1) {
-      Fail(ErrorCode::kShapeMismatch, "Eltwise: input ", index, " dim[", d - shift, "] = ", n,
-           " does not broadcast to dst dim[", d, "] = ", out[d], " (input dims ", v.dims(),
+      Fail(ErrorCode::kShapeMismatch, name..., " dim[", d - shift, "] = ", n,
+           " does not broadcast to dst dim[", d, "] = ", out[d], " (its dims ", v.dims(),
            ", dst dims ", out, ")");
     }
   }
 }
 
 // Merges dims and finds the contiguous row for views given by `strides`
-// (inputs, then dst last) over dst `dims`.
+// (inputs, then dst last) over dst `dims`; view k's elements are
+// element_bytes[k] wide.
 inline EltwiseNest MakeEltwiseNest(const Dims& dims, size_t inputs,
                                    const size_t (&strides)[kMaxEltwiseInputs + 1][kMaxRank],
-                                   size_t element_bytes) {
+                                   const size_t* element_bytes) {
   EltwiseNest nest;
   nest.inputs = inputs;
   for (size_t d : dims) {
@@ -130,17 +133,17 @@ inline EltwiseNest MakeEltwiseNest(const Dims& dims, size_t inputs,
   // Innermost dim: dst is contiguous; each input is contiguous or broadcast.
   size_t row = rank == 0 ? 1 : dims[rank - 1];
   for (size_t k = 0; k < inputs; ++k) {
-    nest.row_step[k] = rank == 0 || dims[rank - 1] == 1 ? element_bytes : strides[k][rank - 1];
+    nest.row_step[k] = rank == 0 || dims[rank - 1] == 1 ? element_bytes[k] : strides[k][rank - 1];
   }
   // Grow the row outwards while every view continues it densely (or stays
   // broadcast across it).
   size_t i = rank == 0 ? 0 : rank - 1;
   while (i > 0) {
     const size_t d = i - 1;
-    bool dense = strides[inputs][d] == row * element_bytes;
+    bool dense = strides[inputs][d] == row * element_bytes[inputs];
     for (size_t k = 0; k < inputs; ++k) {
       dense &= nest.row_step[k] == 0 ? strides[k][d] == 0
-                                     : strides[k][d] == row * element_bytes;
+                                     : strides[k][d] == row * element_bytes[k];
     }
     if (!dense && dims[d] != 1) break;
     row *= dims[d];
@@ -168,8 +171,21 @@ inline EltwiseNest MakeEltwiseNest(const Dims& dims, size_t inputs,
 
 }  // namespace detail
 
+// `x op operand` as a stage of a Chain (ops/chain.h), the operand broadcast
+// to the chain's dst; made by Eltwise<kKind>::With(operand).
+template <EltwiseKind kKind, class T, Layout L>
+struct EltwiseWith {
+  TensorView<const T, L> operand;
+};
+
 template <EltwiseKind kKind>
 struct Eltwise {
+  // A Chain stage: x op v, e.g. Chain{Add::With(skip), Unary<UnaryKind::kRelu>{}}.
+  template <class T, Layout L>
+  static EltwiseWith<kKind, std::remove_const_t<T>, L> With(const TensorView<T, L>& v) {
+    return {v};
+  }
+
   // kSum only: one weight per input (sum_i w_i x_i); empty means all 1.
   std::span<const float> weights = {};
 
@@ -213,7 +229,7 @@ struct Eltwise {
     size_t strides[kMaxEltwiseInputs + 1][kMaxRank] = {};
     for (size_t k = 0; k < n; ++k) {
       const auto& in = inputs[k];
-      detail::BroadcastStrides(in, k, dst.dims(), strides[k]);
+      detail::BroadcastStrides(in, dst.dims(), strides[k], "Eltwise: input ", k);
       if (detail::Overlaps(in, dst) &&
           !(static_cast<const void*>(in.data()) == static_cast<const void*>(dst.data()) &&
             in.dims() == dst.dims() && in.pitches() == dst.pitches())) {
@@ -229,7 +245,9 @@ struct Eltwise {
     for (size_t d = 0; d < dst.rank(); ++d) strides[n][d] = dst.StrideBytes(d);
     job.dst = dst.data();
     job.weighted = !weights.empty();
-    job.nest = detail::MakeEltwiseNest(dst.dims(), n, strides, sizeof(T));
+    size_t element_bytes[kMaxEltwiseInputs + 1];
+    for (size_t& bytes : element_bytes) bytes = sizeof(T);
+    job.nest = detail::MakeEltwiseNest(dst.dims(), n, strides, element_bytes);
     if (job.nest.row == 0) return;
     detail::RunKernelOn(executor, EltwiseKernel<kKind, T>{}, job);
   }

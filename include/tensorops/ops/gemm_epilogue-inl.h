@@ -57,23 +57,6 @@ HWY_INLINE hn::Vec<D> ApplyGemmStages(D d, hn::Vec<D> x, const States& states, s
   return x;
 }
 
-// The pass runs on as many float lanes as a double vector has when a stage
-// computes in double (kUnaryUsesDouble: GeluTanh, Sin, Cos, Rsqrt).
-template <class State>
-inline constexpr bool kGemmStageUsesDouble = false;
-template <UnaryKind kKind>
-inline constexpr bool kGemmStageUsesDouble<detail::UnaryStageState<kKind>> =
-    kUnaryUsesDouble<kKind>;
-
-template <class States>
-struct GemmEpilogueTag;
-template <class... S>
-struct GemmEpilogueTag<std::tuple<S...>> {
-  using type = std::conditional_t<(kGemmStageUsesDouble<S> || ...),
-                                  hn::Rebind<float, hn::ScalableTag<double>>,
-                                  hn::ScalableTag<float>>;
-};
-
 // dst(i, j) = stages(scale * src(i, j)) over rows x cols, the block's first
 // element being C's (row0, col0); scale = 0 never reads src. The micro-kernel
 // calls it on the tile it has just stored (a few KB, still in L1), so the
@@ -82,7 +65,7 @@ template <class TSrc, class TC, class States>
 void GemmEpiloguePass(const TSrc* src, size_t src_row_bytes, float scale, TC* dst,
                       size_t dst_row_bytes, size_t rows, size_t cols, const States& states,
                       size_t row0, size_t col0) {
-  const typename GemmEpilogueTag<States>::type d;
+  const typename FusedStagesTag<States>::type d;
   const size_t lanes = hn::Lanes(d);
   constexpr auto kStages = std::make_index_sequence<std::tuple_size_v<States>>{};
   for (size_t i = 0; i < rows; ++i) {

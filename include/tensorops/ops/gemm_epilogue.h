@@ -133,13 +133,6 @@ struct GemmStage<Residual> {
   }
 };
 
-// (A template of its own, so that the kernel's overload can deduce kKind.)
-template <UnaryKind kKind>
-struct UnaryStageState {
-  UnaryParams params;
-  UnaryStageState Advanced(size_t, size_t) const { return *this; }
-};
-
 template <UnaryKind kKind>
 struct GemmStage<Unary<kKind>> {
   using State = UnaryStageState<kKind>;

@@ -101,6 +101,23 @@ using UnaryFloatTag = std::conditional_t<kUnaryUsesDouble<kKind>,
                                          hn::Rebind<float, hn::ScalableTag<double>>,
                                          hn::ScalableTag<float>>;
 
+// The tag of a fused op (GEMM epilogue, Chain) whose stages are the tuple
+// States: float lanes as many as a double vector has when a Unary stage
+// computes in double, as Unary itself.
+template <class State>
+inline constexpr bool kStageUsesDouble = false;
+template <UnaryKind kKind>
+inline constexpr bool kStageUsesDouble<detail::UnaryStageState<kKind>> = kUnaryUsesDouble<kKind>;
+
+template <class States>
+struct FusedStagesTag;
+template <class... S>
+struct FusedStagesTag<std::tuple<S...>> {
+  using type = std::conditional_t<(kStageUsesDouble<S> || ...),
+                                  hn::Rebind<float, hn::ScalableTag<double>>,
+                                  hn::ScalableTag<float>>;
+};
+
 template <UnaryKind kKind, class T>
 HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
                          const UnaryParams& params) {

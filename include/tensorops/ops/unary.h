@@ -49,6 +49,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 
 #include "tensorops/detail/checks.h"
@@ -126,6 +127,18 @@ constexpr float HighestFinite() {
     return std::numeric_limits<float>::max();
   }
 }
+
+namespace detail {
+
+// A kind and its resolved parameters as a stage of a fused op (a GEMM
+// epilogue, a Chain); a template of its own so that kernels can deduce kKind.
+template <UnaryKind kKind>
+struct UnaryStageState {
+  UnaryParams params;
+  UnaryStageState Advanced(size_t, size_t) const { return *this; }
+};
+
+}  // namespace detail
 
 template <UnaryKind kKind>
 struct Unary {

@@ -1,6 +1,7 @@
 // Eltwise against a scalar reference on every target: every kind and element
 // type, 1 to 5 inputs, ONNX broadcasting (scalars, per-channel, lower rank),
 // padded pitches, in-place use, NaN, integer wrap-around and bad arguments.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -322,6 +323,35 @@ TEST_CASE("Eltwise takes fixed-extent spans and mutable input views", "[eltwise]
     ForEachIndex({2, 19}, [&](const Extents& i) {
       CHECK(a.at(i) == static_cast<float>(i[1]) - 7.5f + static_cast<float>(i[0]) * 1000.0f);
     });
+  });
+}
+
+// Two inputs of different layouts and ranks broadcast by NumPy's rules (a
+// row against a matrix, a per-channel [C, 1, 1] tensor against NCHW), and
+// inputs as a braced list.
+TEST_CASE("Eltwise mixes layouts and ranks, and takes a braced list", "[eltwise]") {
+  ForEachTarget([&](int64_t) {
+    TestTensor<float, Strided<2>> m({3, 21}, {0, 2}), out({3, 21}, {0, 1});
+    TestTensor<float, Strided<1>> row({21});
+    m.Fill([](const Extents& i) { return static_cast<float>(i[0] * 100 + i[1]); });
+    row.Fill([](const Extents& i) { return 0.25f * static_cast<float>(i[0]); });
+    Add{}(m.View(), row.View(), out.View());
+    CHECK(out.OnlyElementsWritten());
+    ForEachIndex({3, 21}, [&](const Extents& i) { CHECK(out.at(i) == m.at(i) + row.at({i[1]})); });
+
+    TestTensor<float, Nchw> x({2, 5, 3, 7}, {0, 0, 0, 1});
+    TestTensor<float, Strided<3>> per_channel({5, 1, 1});
+    x.Fill([](const Extents& i) { return static_cast<float>(i[3]) - 3.0f; });
+    per_channel.Fill([](const Extents& i) { return static_cast<float>(i[0]) + 0.5f; });
+    Mul{}(x.View(), per_channel.ConstView(), x.View());  // in place
+    CHECK(x.OnlyElementsWritten());
+    ForEachIndex({2, 5, 3, 7}, [&](const Extents& i) {
+      CHECK(x.at(i) == (static_cast<float>(i[3]) - 3.0f) * (static_cast<float>(i[1]) + 0.5f));
+    });
+
+    TestTensor<float, Strided<2>> sum({3, 21});
+    Eltwise<EltwiseKind::kMax>{}({m.ConstView(), out.ConstView(), m.ConstView()}, sum.View());
+    ForEachIndex({3, 21}, [&](const Extents& i) { CHECK(sum.at(i) == std::max(m.at(i), out.at(i))); });
   });
 }
 

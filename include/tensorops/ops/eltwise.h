@@ -11,7 +11,9 @@
 //
 // Broadcasting (ONNX/NumPy): inputs may have lower rank (aligned to the right)
 // and dims of 1 that stretch to dst's; dst's dims must be exactly the
-// broadcast shape. Use Strided<> views to mix ranks.
+// broadcast shape. The two-input form takes views of any layouts and ranks
+// (a [N] bias against [M, N], a [C, 1, 1] tensor against NCHW); the N-input
+// form a span or braced list of views of one layout (Strided<> mixes ranks).
 //
 // Types: float, float16, bfloat16 (computed in float, rounded once) for every
 // kind; int8, uint8, int32, int64 for Sum, Product, Max, Min, Sub: exact, with
@@ -91,6 +93,11 @@ struct EltwiseKernel {
 };
 
 namespace detail {
+
+template <class V>
+inline constexpr bool kIsTensorView = false;
+template <class T, Layout L>
+inline constexpr bool kIsTensorView<TensorView<T, L>> = true;
 
 // Broadcasts view `v` to `out` dims: per out dim, v's byte stride or 0.
 // Throws kShapeMismatch, naming v as `name...` says, if v's dims do not
@@ -252,16 +259,41 @@ struct Eltwise {
     detail::RunKernelOn(executor, EltwiseKernel<kKind, T>{}, job);
   }
 
+  // Inputs as a braced list of read-only views of one layout:
+  // Eltwise<EltwiseKind::kSum>{}({a, b, c}, dst).
+  template <class V, class D, Layout LD, Executor E = SerialExecutor>
+    requires detail::kIsTensorView<V>
+  void operator()(std::initializer_list<V> inputs, const TensorView<D, LD>& dst,
+                  E&& executor = {}) const {
+    static_assert(std::is_const_v<typename V::element_type>,
+                  "Eltwise: a braced list of inputs takes read-only views, "
+                  "TensorView<const T, L>{...}; a mutable view v converts with "
+                  "TensorView<const T, L>(v)");
+    if constexpr (std::is_const_v<typename V::element_type>) {
+      (*this)(std::span<const V>(inputs.begin(), inputs.size()), dst, executor);
+    }
+  }
+
   // Two inputs (Add, Sub, Mul, Div, Max/Min of a pair), read-only or mutable
-  // views (dst itself among them, for in-place use).
-  template <class A, class B, Layout LI, class D, Layout LD, Executor E = SerialExecutor>
-  void operator()(const TensorView<A, LI>& a, const TensorView<B, LI>& b,
+  // views (dst itself among them, for in-place use), of any layouts and
+  // ranks whose dims broadcast to dst's: a [N] bias against an [M, N]
+  // matrix, a [C, 1, 1] tensor against NCHW.
+  template <class A, Layout LA, class B, Layout LB, class D, Layout LD,
+            Executor E = SerialExecutor>
+  void operator()(const TensorView<A, LA>& a, const TensorView<B, LB>& b,
                   const TensorView<D, LD>& dst, E&& executor = {}) const {
     using T = std::remove_const_t<A>;
     static_assert(std::is_same_v<T, std::remove_const_t<B>>,
                   "Eltwise: both inputs must have the same element type");
-    const TensorView<const T, LI> pair[2] = {a, b};
-    (*this)(std::span<const TensorView<const T, LI>>(pair, 2), dst, executor);
+    if constexpr (std::is_same_v<LA, LB>) {
+      const TensorView<const T, LA> pair[2] = {a, b};
+      (*this)(std::span<const TensorView<const T, LA>>(pair, 2), dst, executor);
+    } else {
+      // Layouts that differ meet as rank-N strided views.
+      const TensorView<const T, Strided<>> pair[2] = {TensorView<const T, LA>(a).AsStrided(),
+                                                      TensorView<const T, LB>(b).AsStrided()};
+      (*this)(std::span<const TensorView<const T, Strided<>>>(pair, 2), dst, executor);
+    }
   }
 };
 

@@ -4,6 +4,8 @@ ns/element, GB/s, the speed relative to the best peer and the fraction of the
 memcpy bandwidth measured in the same process.
 
 Usage: bench/report.py [--target AVX2] [path/to/tensorops_bench] [extra benchmark flags...]
+       bench/report.py --json FILE     (the same tables from a recorded run, e.g.
+                                        docs/data/bench_native.json from scripts/measure.sh)
 
 --target T runs tensorops on Highway target T (TENSOROPS_BENCH_TARGET, a
 ScopedTarget for the whole run) and caps the peers likewise: SLEEF and Eigen
@@ -22,6 +24,10 @@ import sys
 def main():
     args = sys.argv[1:]
     target = None
+    if args[:1] == ["--json"]:
+        with open(args[1], encoding="utf-8") as f:
+            print_report(json.load(f))
+        return
     if args[:1] == ["--target"]:
         target, args = args[1], args[2:]
         if target != "AVX2":
@@ -34,7 +40,10 @@ def main():
     out = subprocess.run([binary, "--benchmark_format=json",
                           "--benchmark_min_time=0.3", *args[1:]],
                          env=env, check=True, capture_output=True, text=True)
-    report = json.loads(out.stdout)
+    print_report(json.loads(out.stdout))
+
+
+def print_report(report):
     cases = {}
     flops_cases = {}
     scaling = {}

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages tensorops needs that are missing, and nothing
-# else. Usage: scripts/install-deps.sh [--bench|--aarch64|--armv7]
+# else. Usage: scripts/install-deps.sh [--bench|--aarch64|--armv7|--plot]
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
 #            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
-#            (the colour tests' oracle)
-#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF) and python3;
+#            (the colour tests' oracle), python3 (the documentation test)
+#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF);
 #            oneDNN's CMake package requires OpenCL's (Debian's build has the
 #            OpenCL GPU runtime), which apt only recommends, so it is named here
 #   --aarch64  the default set plus what cross-building for 64-bit Arm and
@@ -12,6 +12,7 @@
 #            (added with dpkg if missing), the cross GCC, Highway and the
 #            OpenMP runtime for arm64, and qemu-user
 #   --armv7  the same for 32-bit Arm (armhf)
+#   --plot   the default set plus matplotlib, for scripts/plot.py
 # A Debian mirror can be mid-sync: `apt-get update` then fails for an index
 # (often one architecture's) while every package needed is installable. So
 # its status is only reported; the install decides, tried three times with
@@ -22,10 +23,12 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
 packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata
-  libopencv-imgproc-dev"
+  libopencv-imgproc-dev python3"
 case "${1:-}" in
   --bench)
-    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev python3" ;;
+    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev" ;;
+  --plot)
+    packages="$packages python3-matplotlib" ;;
   --aarch64)
     arch=arm64 packages="$packages g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgomp1:arm64" ;;
   --armv7)

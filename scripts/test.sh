@@ -48,7 +48,8 @@ sanitize_args="-DCMAKE_CXX_FLAGS=$sanitize_flags -mssse3"
 sanitize_configure() {
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     "$sanitize_args" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-    -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_FUZZERS=ON >/dev/null
+    -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_FUZZERS=ON -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
+    >/dev/null
 }
 
 sanitize() {
@@ -216,7 +217,8 @@ newer_deps() {
   fi
   echo "-- using $(basename "$hwy_tar" .orig.tar.gz) and $(basename "$catch_tar" .orig.tar.gz)" \
     "from $prefix"
-  run newer-deps clang++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF || return 1
+  run newer-deps clang++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF \
+    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF || return 1
   targets=$(build/newer-deps/tests/dispatch_test \
     "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
   echo "-- every test ran on: $targets"
@@ -252,7 +254,8 @@ for c in $configs; do
     gcc) set -- g++ ;;
     # The benchmarks are built once, by GCC (clang building them again cost
     # CI minutes and tested nothing the GCC build does not).
-    clang) set -- clang++ -DTENSOROPS_BUILD_BENCHMARKS=OFF ;;
+    # The documentation's blocks are compiled and run once, by the gcc step.
+    clang) set -- clang++ -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_TEST_DOC_SNIPPETS=OFF ;;
   esac
   if ! run "$c" "$@"; then
     echo "== FAILED: $c" >&2

@@ -30,8 +30,10 @@ struct ChainRow {
   const size_t* step;
 };
 
-// Elements [i, i + count) of view `view` as float (count <= Lanes(d)).
-template <class T, class D>
+// Elements [i, i + count) of view `view` as float: a whole vector when
+// kFull (count = Lanes(d)), else a tail. The main loop's copy has no tail
+// path: its library call would make the compiler spill the loop's vectors.
+template <class T, bool kFull, class D>
 HWY_INLINE hn::Vec<D> LoadChainOperand(D d, const ChainRow& row, size_t view, size_t i,
                                        size_t count) {
   const T* p = static_cast<const T*>(row.data[view]);
@@ -42,35 +44,40 @@ HWY_INLINE hn::Vec<D> LoadChainOperand(D d, const ChainRow& row, size_t view, si
       return hn::Set(d, hn::GetLane(LoadTailAsF32<T>(d, p, 1)));
     }
   }
-  return LoadUpToAsF32<T>(d, p + i, count);
+  if constexpr (kFull) {
+    (void)count;
+    return LoadAsF32<T>(d, p + i);
+  } else {
+    return LoadTailAsF32<T>(d, p + i, count);
+  }
 }
 
-template <class D, UnaryKind kKind>
+template <bool kFull, class D, UnaryKind kKind>
 HWY_INLINE hn::Vec<D> ApplyChainStage(D d, hn::Vec<D> x, const detail::UnaryStageState<kKind>& s,
                                       const ChainRow&, size_t, size_t) {
   return ApplyUnary<kKind>(d, x, s.params);
 }
 
-template <class D>
+template <bool kFull, class D>
 HWY_INLINE hn::Vec<D> ApplyChainStage(D d, hn::Vec<D> x, const detail::ChannelAffineState& s,
                                       const ChainRow& row, size_t i, size_t count) {
-  return hn::MulAdd(x, LoadChainOperand<float>(d, row, s.scale_view, i, count),
-                    LoadChainOperand<float>(d, row, s.shift_view, i, count));
+  return hn::MulAdd(x, LoadChainOperand<float, kFull>(d, row, s.scale_view, i, count),
+                    LoadChainOperand<float, kFull>(d, row, s.shift_view, i, count));
 }
 
-template <class D, EltwiseKind kKind, class T>
+template <bool kFull, class D, EltwiseKind kKind, class T>
 HWY_INLINE hn::Vec<D> ApplyChainStage(D d, hn::Vec<D> x,
                                       const detail::EltwiseWithState<kKind, T>& s,
                                       const ChainRow& row, size_t i, size_t count) {
-  return Fold<kKind>(d, x, LoadChainOperand<T>(d, row, s.view, i, count));
+  return Fold<kKind>(d, x, LoadChainOperand<T, kFull>(d, row, s.view, i, count));
 }
 
-template <class D, class States, size_t... kI>
+template <bool kFull, class D, class States, size_t... kI>
 HWY_INLINE hn::Vec<D> ApplyChainStages(D d, hn::Vec<D> x, const States& states,
                                        const ChainRow& row, size_t i, size_t count,
                                        std::index_sequence<kI...>) {
   (void)d, (void)states, (void)row, (void)i, (void)count;  // a chain of no stage
-  ((x = ApplyChainStage(d, x, std::get<kI>(states), row, i, count)), ...);
+  ((x = ApplyChainStage<kFull>(d, x, std::get<kI>(states), row, i, count)), ...);
   return x;
 }
 
@@ -84,20 +91,23 @@ struct Impl<ChainKernel<TS, TD, States>> {
     const size_t n = job.nest.inputs, count = job.nest.row;
     const void* data[kMaxEltwiseInputs];
     const ChainRow row{data, job.nest.row_step};
+    // Copies the row loop owns: stores to y cannot alias them, so the
+    // compiler keeps the stages' parameters in registers.
+    const States states = job.states;
     ForEachEltwiseRow(job.nest, [&](const size_t* offsets) {
       for (size_t k = 0; k < n; ++k) data[k] = detail::AdvanceBytes(job.src[k], offsets[k]);
       const TS* x = static_cast<const TS*>(data[0]);
       TD* y = detail::AdvanceBytes(job.dst, offsets[n]);
       size_t i = 0;
       for (; i + lanes <= count; i += lanes) {
-        const auto v = ApplyChainStages(d, LoadAsF32<TS>(d, x + i), job.states, row, i, lanes,
-                                        kStages);
+        const auto v = ApplyChainStages<true>(d, LoadAsF32<TS>(d, x + i), states, row, i,
+                                              lanes, kStages);
         StoreFromF32<TD>(d, v, y + i);
       }
       if (i < count) {
         const size_t rest = count - i;
-        const auto v = ApplyChainStages(d, LoadTailAsF32<TS>(d, x + i, rest), job.states, row, i,
-                                        rest, kStages);
+        const auto v = ApplyChainStages<false>(d, LoadTailAsF32<TS>(d, x + i, rest), states,
+                                               row, i, rest, kStages);
         StoreTailFromF32<TD>(d, v, y + i, rest);
       }
     });

@@ -237,15 +237,7 @@ struct ChainKernel {
     return detail::NestSplit(job.nest, bytes * detail::kNsPerByte);
   }
   static Job Slice(const Job& job, size_t begin, size_t end) {
-    const size_t n = job.nest.inputs;
-    size_t row_step[kMaxEltwiseInputs + 1], offset[kMaxEltwiseInputs + 1];
-    for (size_t k = 0; k < n; ++k) row_step[k] = job.nest.row_step[k];
-    row_step[n] = sizeof(TD);
-    Job slice = job;
-    slice.nest = detail::SliceNest(job.nest, begin, end, n + 1, row_step, offset);
-    for (size_t k = 0; k < n; ++k) slice.src[k] = detail::AdvanceBytes(job.src[k], offset[k]);
-    slice.dst = detail::AdvanceBytes(job.dst, offset[n]);
-    return slice;
+    return detail::SliceNestJob<TD>(job, begin, end);
   }
 };
 

@@ -64,6 +64,25 @@ struct EltwiseNest {
   size_t row = 0;
 };
 
+namespace detail {
+
+// The part of an elementwise job (src[k] for the nest's inputs, dst of TD,
+// nest) over units [begin, end) of NestSplit: Eltwise's and Chain's Slice.
+template <class TD, class Job>
+Job SliceNestJob(const Job& job, size_t begin, size_t end) {
+  const size_t n = job.nest.inputs;  // views 0..n-1 are the inputs, view n is dst
+  size_t row_step[kMaxEltwiseInputs + 1], offset[kMaxEltwiseInputs + 1];
+  for (size_t k = 0; k < n; ++k) row_step[k] = job.nest.row_step[k];
+  row_step[n] = sizeof(TD);
+  Job slice = job;
+  slice.nest = SliceNest(job.nest, begin, end, n + 1, row_step, offset);
+  for (size_t k = 0; k < n; ++k) slice.src[k] = AdvanceBytes(job.src[k], offset[k]);
+  slice.dst = AdvanceBytes(job.dst, offset[n]);
+  return slice;
+}
+
+}  // namespace detail
+
 template <EltwiseKind kKind, class T>
 struct EltwiseKernel {
   struct Job {
@@ -80,15 +99,7 @@ struct EltwiseKernel {
     return detail::NestSplit(job.nest, bytes_per_element * detail::kNsPerByte);
   }
   static Job Slice(const Job& job, size_t begin, size_t end) {
-    const size_t n = job.nest.inputs;  // views 0..n-1 are the inputs, view n is dst
-    size_t row_step[kMaxEltwiseInputs + 1], offset[kMaxEltwiseInputs + 1];
-    for (size_t k = 0; k < n; ++k) row_step[k] = job.nest.row_step[k];
-    row_step[n] = sizeof(T);
-    Job slice = job;
-    slice.nest = detail::SliceNest(job.nest, begin, end, n + 1, row_step, offset);
-    for (size_t k = 0; k < n; ++k) slice.src[k] = detail::AdvanceBytes(job.src[k], offset[k]);
-    slice.dst = detail::AdvanceBytes(job.dst, offset[n]);
-    return slice;
+    return detail::SliceNestJob<T>(job, begin, end);
   }
 };
 

@@ -84,11 +84,11 @@ fuzz() {
   done
 }
 
-# The "runnable targets: ... (default: X)" line the dispatch test prints
+# The "runnable targets: ... (default: X; tests run on: ...)" line the dispatch test prints
 # (Catch may wrap it), as one line.
 runnable_targets() {
   tr '\n' ' ' | tr -s ' ' |
-    sed -n 's/.*runnable targets: \(.*(default: *[A-Z0-9_]*); tests run on: [A-Z0-9_ ]*\).*/\1/p'
+    sed -n 's/.*runnable targets: \([^(]*(default: [^)]*)\).*/\1/p'
 }
 
 # The emulated CPUs (qemu's -cpu) and what Highway runs on each. The SVE

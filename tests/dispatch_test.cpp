@@ -35,8 +35,8 @@ TEST_CASE("Every compiled target this CPU supports is reached", "[dispatch]") {
   std::string names, tested;
   for (int64_t t : runnable) names += std::string(hwy::TargetName(t)) + " ";
   for (int64_t t : TargetsUnderTest()) tested += std::string(hwy::TargetName(t)) + " ";
-  WARN("runnable targets: " << names << "(default: " << ActiveTargetName() << ")"
-                            << "; tests run on: " << tested);
+  WARN("runnable targets: " << names << "(default: " << ActiveTargetName()
+                            << "; tests run on: " << tested << ")");
 }
 
 // Highway 1.0.3 on Arm: an unforced hwy::SupportedTargets() resets the chosen

@@ -27,14 +27,26 @@ void CheckSameDims(const A& a, const char* a_name, const B& b,
   }
 }
 
+// True when the byte ranges [a, a + a_bytes) and [b, b + b_bytes) intersect.
+inline bool BytesOverlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  const auto a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
 // True when the bytes two views touch intersect.
 template <class A, class B>
 bool Overlaps(const A& a, const B& b) {
-  const auto a0 = reinterpret_cast<uintptr_t>(a.data());
-  const auto b0 = reinterpret_cast<uintptr_t>(b.data());
-  const size_t a_bytes = a.SpanBytes(), b_bytes = b.SpanBytes();
-  if (a_bytes == 0 || b_bytes == 0) return false;
-  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+  return BytesOverlap(a.data(), a.SpanBytes(), b.data(), b.SpanBytes());
+}
+
+// True when two views are one view of the same elements: one address, equal
+// dims and pitches (what an op's in-place use needs; element types are the
+// caller's to compare).
+template <class A, class B>
+bool SameView(const A& a, const B& b) {
+  return static_cast<const void*>(a.data()) == static_cast<const void*>(b.data()) &&
+         a.dims() == b.dims() && a.pitches() == b.pitches();
 }
 
 // The axis in [0, rank) that `axis` names; negative counts from the back.

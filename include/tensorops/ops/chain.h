@@ -162,10 +162,7 @@ struct ChainStage<ChannelAffine> {
         Fail(ErrorCode::kNullPointer, "Chain: stage ", index, " (ChannelAffine): ", name,
              " data is null");
       }
-      const auto begin = reinterpret_cast<uintptr_t>(values.data());
-      const auto y_begin = reinterpret_cast<uintptr_t>(y.data());
-      if (!values.empty() && y.SpanBytes() != 0 && begin < y_begin + y.SpanBytes() &&
-          y_begin < begin + values.size_bytes()) {
+      if (BytesOverlap(values.data(), values.size_bytes(), y.data(), y.SpanBytes())) {
         Fail(ErrorCode::kAliasing, "Chain: stage ", index, " (ChannelAffine): ", name,
              " overlaps y");
       }
@@ -204,10 +201,7 @@ struct ChainStage<EltwiseWith<kKind, T, L>> {
       Fail(ErrorCode::kNullPointer, "Chain: stage ", index, " (", EltwiseName(kKind),
            "::With): operand data is null");
     }
-    const bool same_view = std::is_same_v<T, TD> &&
-                           static_cast<const void*>(v.data()) == static_cast<const void*>(y.data()) &&
-                           v.dims() == y.dims() && v.pitches() == y.pitches();
-    if (Overlaps(v, y) && !same_view) {
+    if (Overlaps(v, y) && !(std::is_same_v<T, TD> && SameView(v, y))) {
       Fail(ErrorCode::kAliasing, "Chain: stage ", index, " (", EltwiseName(kKind),
            "::With): the operand overlaps y without being the same view");
     }
@@ -268,10 +262,7 @@ struct Chain {
       detail::Fail(ErrorCode::kNullPointer, "Chain: ", x.data() == nullptr ? "x" : "y",
                    " data is null");
     }
-    if (detail::Overlaps(x, y) &&
-        !(std::is_same_v<TS, D> &&
-          static_cast<const void*>(x.data()) == static_cast<const void*>(y.data()) &&
-          x.pitches() == y.pitches())) {
+    if (detail::Overlaps(x, y) && !(std::is_same_v<TS, D> && detail::SameView(x, y))) {
       detail::Fail(ErrorCode::kAliasing,
                    "Chain: x and y overlap (only the identical view of one element type may "
                    "alias, for in-place use)");

@@ -86,10 +86,8 @@ struct Convert {
                   "(see the table in tensorops/ops/convert.h)");
     detail::CheckSameDims(src, "src", dst, "dst");
     if (detail::Overlaps(src, dst)) {
-      const bool same_view = static_cast<const void*>(src.data()) ==
-                                 static_cast<const void*>(dst.data()) &&
-                             src.pitches() == dst.pitches();
-      if (std::is_same_v<From, D> && same_view) return;  // copy onto itself
+      // copy onto itself
+      if (std::is_same_v<From, D> && detail::SameView(src, dst)) return;
       detail::Fail(ErrorCode::kAliasing,
                    "Convert: src and dst overlap (only an identical view of "
                    "the same type may alias)");

@@ -248,9 +248,7 @@ struct Eltwise {
     for (size_t k = 0; k < n; ++k) {
       const auto& in = inputs[k];
       detail::BroadcastStrides(in, dst.dims(), strides[k], "Eltwise: input ", k);
-      if (detail::Overlaps(in, dst) &&
-          !(static_cast<const void*>(in.data()) == static_cast<const void*>(dst.data()) &&
-            in.dims() == dst.dims() && in.pitches() == dst.pitches())) {
+      if (detail::Overlaps(in, dst) && !detail::SameView(in, dst)) {
         detail::Fail(ErrorCode::kAliasing, "Eltwise<", name, ">: input ", k,
                      " overlaps dst without being the same view");
       }

@@ -178,9 +178,7 @@ struct Unary {
                   "Unary: src and dst layouts must match (or one be Strided)");
     detail::CheckSameDims(src, "src", dst, "dst");
     CheckParams();
-    if (detail::Overlaps(src, dst) &&
-        !(static_cast<const void*>(src.data()) == static_cast<const void*>(dst.data()) &&
-          src.pitches() == dst.pitches())) {
+    if (detail::Overlaps(src, dst) && !detail::SameView(src, dst)) {
       detail::Fail(ErrorCode::kAliasing, "Unary<", UnaryName(kKind),
                    ">: src and dst overlap (only the identical view may alias, "
                    "for in-place use)");

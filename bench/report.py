@@ -108,14 +108,15 @@ def print_activation_headline(cases):
     """The activations on the data users have: per op, tensorops' ns/element
     and its ratio to the fastest peer on each random distribution, the spread
     of its time across them (slowest / fastest; ~1.0 for a kernel whose cost
-    does not depend on the data), and the ramp as a secondary column."""
+    does not depend on the data), and the ramp as a secondary column; a
+    second row for the fast tier (Accuracy::kFast) where the op has one."""
     ops = sorted({op for op, case in cases if op.startswith("unary_")})
     if not ops:
         return
 
-    def cell(op, case):
+    def cell(op, case, impl):
         impls = cases.get((op, case), {})
-        ours = impls.get("tensorops")
+        ours = impls.get(impl)
         if not ours:
             return None, ""
         peers = [(v["ns_per_elem"], k) for k, v in impls.items()
@@ -129,16 +130,19 @@ def print_activation_headline(cases):
     print("activations, 1M floats: tensorops ns/element and x fastest peer")
     header = f"{'op':14}" + "".join(f" {label:>24}" for _, label in RANDOM_CASES)
     print(header + f" {'spread':>7} {'ramp':>24}")
-    for op in ops:
+    rows = [(op, impl) for op in ops for impl in ("tensorops", "tensorops_fast")
+            if any(impl in cases.get((op, case), {}) for case, _ in RANDOM_CASES)]
+    for op, impl in rows:
         times, texts = [], []
         for case, _ in RANDOM_CASES:
-            ns, text = cell(op, case)
+            ns, text = cell(op, case, impl)
             if ns:
                 times.append(ns)
             texts.append(text)
         spread = f"{max(times) / min(times):.2f}" if times else ""
-        ramp = cell(op, "1M_ramp")[1]
-        print(f"{op[len('unary_'):]:14}" + "".join(f" {t:>24}" for t in texts) +
+        ramp = cell(op, "1M_ramp", impl)[1]
+        label = op[len('unary_'):] + (" fast" if impl == "tensorops_fast" else "")
+        print(f"{label:14}" + "".join(f" {t:>24}" for t in texts) +
               f" {spread:>7} {ramp:>24}")
     print()
 

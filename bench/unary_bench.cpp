@@ -61,14 +61,14 @@ std::vector<float> Inputs(Distribution dist, bool positive) {
   return in;
 }
 
-template <UnaryKind kKind>
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
 void Tensorops(benchmark::State& state, Distribution dist, bool positive) {
   const auto in = Inputs(dist, positive);
   std::vector<float> out(kElements);
   const TensorView<const float, Strided<1>> src(in.data(), {kElements});
   const TensorView<float, Strided<1>> dst(out.data(), {kElements});
   for (auto _ : state) {
-    Unary<kKind>{}(src, dst);
+    Unary<kKind, kAccuracy>{}(src, dst);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -97,8 +97,9 @@ bool Sleef(PeerMath op, const float* src, float* dst, size_t n) {
   return SleefMath(op, kU35, src, dst, n);
 }
 
-// Every case of one kind: tensorops, the peers where has_peer, and memcpy of
-// the same bytes, on each distribution.
+// Every case of one kind: tensorops (and its fast tier where the kind has
+// one), the peers where has_peer, and memcpy of the same bytes, on each
+// distribution.
 template <UnaryKind kKind>
 void Register(const char* op, PeerMath peer, bool has_peer, bool positive = false) {
   for (const Distribution dist : kDistributions) {
@@ -106,6 +107,10 @@ void Register(const char* op, PeerMath peer, bool has_peer, bool positive = fals
       return std::string("unary_") + op + "/" + impl + "/" + CaseName(dist);
     };
     benchmark::RegisterBenchmark(name("tensorops").c_str(), Tensorops<kKind>, dist, positive);
+    if constexpr (HasFastForm(kKind)) {
+      benchmark::RegisterBenchmark(name("tensorops_fast").c_str(),
+                                   Tensorops<kKind, Accuracy::kFast>, dist, positive);
+    }
     if (has_peer) {
       benchmark::RegisterBenchmark(name("plain").c_str(), Peer<PlainMath>, peer, dist, positive);
       benchmark::RegisterBenchmark(name("eigen").c_str(), Peer<EigenMath>, peer, dist, positive);

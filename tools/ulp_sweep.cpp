@@ -8,6 +8,7 @@
 //   build/gcc/tools/ulp_sweep --kind Exp
 //   build/gcc/tools/ulp_sweep --peer eigen --stride 97   # a benchmark peer instead
 //   build/gcc/tools/ulp_sweep --mixed --stride 97        # every value among others
+//   build/gcc/tools/ulp_sweep --fast --stride 97         # the fast tier (Accuracy::kFast)
 //
 // Consecutive bit patterns make vectors whose lanes all lie in one piece of a
 // piecewise kernel, so the plain sweep tests each piece's own path. --mixed
@@ -42,6 +43,7 @@ using tensorops::UnaryParams;
 struct Worst {
   double ulp = 0;
   float x = 0;
+  double abs_below = 0;  // the largest absolute error where the bound is absolute
   uint64_t above_half = 0;  // results off by more than 0.5 ULP (not correctly rounded)
   uint64_t count = 0;
   void Merge(const Worst& o) {
@@ -49,15 +51,17 @@ struct Worst {
       ulp = o.ulp;
       x = o.x;
     }
+    abs_below = std::max(abs_below, o.abs_below);
     above_half += o.above_half;
     count += o.count;
   }
 };
 
-template <UnaryKind kKind>
+template <UnaryKind kKind, tensorops::Accuracy kAccuracy = tensorops::Accuracy::kAccurate>
 void RunKind(const float* in, float* out, size_t n) {
   using View = tensorops::TensorView<const float, tensorops::Strided<1>>;
-  tensorops::Unary<kKind>{}(View(in, {n}), tensorops::TensorView<float, tensorops::Strided<1>>(out, {n}));
+  tensorops::Unary<kKind, kAccuracy>{}(View(in, {n}),
+                                       tensorops::TensorView<float, tensorops::Strided<1>>(out, {n}));
 }
 
 using Runner = void (*)(const float*, float*, size_t);
@@ -109,6 +113,9 @@ struct Kind {
   UnaryKind kind;
   Runner run;
   double max_abs_x;  // the documented domain (sin/cos: range reduction)
+  // Below this x the error is measured as absolute (the fast tier's stated
+  // tails); the ULP column covers the rest.
+  double relative_from = -INFINITY;
 };
 
 template <UnaryKind... kKinds>
@@ -116,6 +123,13 @@ std::vector<Kind> Kinds(double domain_of_trig) {
   return {Kind{kKinds, &RunKind<kKinds>,
                kKinds == UnaryKind::kSin || kKinds == UnaryKind::kCos ? domain_of_trig
                                                                        : INFINITY}...};
+}
+
+// The fast tier's kinds, with where their ULP bound starts (FastTierBound).
+template <UnaryKind... kKinds>
+std::vector<Kind> FastKinds() {
+  return {Kind{kKinds, &RunKind<kKinds, tensorops::Accuracy::kFast>, INFINITY,
+               tensorops::FastTierBound(kKinds).relative_from}...};
 }
 
 bool g_mixed = false;
@@ -157,6 +171,10 @@ Worst Sweep(const Kind& kind, uint64_t begin, uint64_t end, uint64_t stride) {
     }
     for (size_t i = 0; i < n; ++i) {
       const double want = tensorops::test::RefUnary(kind.kind, in[i], params);
+      if (in[i] < kind.relative_from) {
+        worst.abs_below = std::max(worst.abs_below, std::fabs(out[i] - want));
+        continue;
+      }
       const double err = tensorops::test::UlpError(out[i], want);
       ++worst.count;
       if (err > 0.5) ++worst.above_half;
@@ -194,6 +212,7 @@ int main(int argc, char** argv) {
   bool all_targets = false;
   std::string only;
   std::string peer;
+  bool fast = false;
   double trig_domain = 1e4;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -203,9 +222,10 @@ int main(int argc, char** argv) {
     else if (a == "--trig-domain" && i + 1 < argc) trig_domain = std::stod(argv[++i]);
     else if (a == "--peer" && i + 1 < argc) peer = argv[++i];
     else if (a == "--mixed") g_mixed = true;
+    else if (a == "--fast") fast = true;
     else {
       std::fprintf(stderr, "usage: %s [--stride N] [--all-targets] [--kind Name] "
-                   "[--trig-domain X] [--peer eigen|sleef_u10|sleef_u35|onednn] [--mixed]\n", argv[0]);
+                   "[--trig-domain X] [--peer eigen|sleef_u10|sleef_u35|onednn] [--mixed] [--fast]\n", argv[0]);
       return 2;
     }
   }
@@ -214,6 +234,7 @@ int main(int argc, char** argv) {
                            K::kGeluTanh, K::kSilu, K::kElu, K::kSoftplus, K::kSin, K::kCos,
                            K::kSqrt, K::kRcp, K::kRsqrt, K::kRound, K::kFloor, K::kCeil,
                            K::kHardSigmoid, K::kHardSwish>(trig_domain);
+  if (fast) kinds = FastKinds<K::kExp, K::kTanh, K::kErf, K::kSigmoid, K::kSilu, K::kGelu>();
   if (!peer.empty()) {
 #ifdef TENSOROPS_ULP_SWEEP_PEERS
     g_peer = PeerNamed(peer);
@@ -239,8 +260,10 @@ int main(int argc, char** argv) {
   } else {
     targets.push_back(0);
   }
-  std::printf("| kind | target | max ULP | at x | not correctly rounded | values |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  // The fast tier's table has a column for its absolute tails.
+  std::printf("| kind | target | max ULP | at x | not correctly rounded | values |%s\n",
+              fast ? " max abs error, tail |" : "");
+  std::printf("|---|---|---|---|---|---|%s\n", fast ? "---|" : "");
   for (const int64_t target : targets) {
     for (const Kind& kind : kinds) {
       if (!only.empty() && only != tensorops::UnaryName(kind.kind)) continue;
@@ -254,10 +277,16 @@ int main(int argc, char** argv) {
         name = peer.empty() ? tensorops::ActiveTargetName() : peer;
         w = SweepParallel(kind, stride, !peer.empty());
       }
-      std::printf("| %s | %s | %.3g | %.9g | %.3g%% | %llu |\n", tensorops::UnaryName(kind.kind),
+      std::printf("| %s | %s | %.3g | %.9g | %.3g%% | %llu |", tensorops::UnaryName(kind.kind),
                   name.c_str(), w.ulp, w.x, 100.0 * static_cast<double>(w.above_half) /
                       static_cast<double>(std::max<uint64_t>(1, w.count)),
                   static_cast<unsigned long long>(w.count));
+      if (fast && std::isfinite(kind.relative_from)) {
+        std::printf(" %.3g below x = %g |", w.abs_below, kind.relative_from);
+      } else if (fast) {
+        std::printf(" - |");
+      }
+      std::printf("\n");
       std::fflush(stdout);
     }
   }

@@ -52,16 +52,23 @@ inline std::vector<float> SweepValues(uint32_t stride, double max_abs) {
   return v;
 }
 
-template <UnaryKind kKind, class T = float>
-UnaryParams ParamsOf(const Unary<kKind>& op) {
+template <UnaryKind kKind, Accuracy kAccuracy, class T = float>
+UnaryParams ParamsOf(const Unary<kKind, kAccuracy>& op) {
   return op.template ParamsFor<T>();
 }
 
+// Where a bound is absolute: below x = below, an error up to abs (the fast
+// tier's tails, see unary.h).
+struct AbsoluteTail {
+  double below = -INFINITY;
+  double abs = 0;
+};
+
 // Every value of `in` within max_ulp (or abs_tol) of the reference, on every
-// target.
-template <UnaryKind kKind>
-void CheckFloatAccuracyOf(const Unary<kKind>& op, const std::vector<float>& in, double max_ulp,
-                          double abs_tol) {
+// target; values in `tail` within its absolute bound instead.
+template <UnaryKind kKind, Accuracy kAccuracy>
+void CheckFloatAccuracyOf(const Unary<kKind, kAccuracy>& op, const std::vector<float>& in,
+                          double max_ulp, double abs_tol, AbsoluteTail tail = {}) {
   const size_t n = in.size();
   TensorView<const float, Strided<1>> src(in.data(), {n});
   const auto ref = [&](double x) { return RefUnary(kKind, x, ParamsOf(op)); };
@@ -71,6 +78,13 @@ void CheckFloatAccuracyOf(const Unary<kKind>& op, const std::vector<float>& in, 
     size_t failures = 0;
     for (size_t i = 0; i < n; ++i) {
       const double want = ref(in[i]);
+      if (in[i] < tail.below) {
+        if (!(std::fabs(out[i] - want) <= tail.abs) && failures++ < 5) {
+          FAIL_CHECK("x = " << in[i] << " got " << out[i] << " want " << want
+                            << ": absolute error above " << tail.abs);
+        }
+        continue;
+      }
       const double err = FlushesDenormals(target) ? FlushedUlpError(out[i], in[i], ref, max_ulp)
                                                   : UlpError(out[i], want);
       const bool close = std::isfinite(want) && std::fabs(out[i] - want) <= abs_tol;
@@ -90,23 +104,24 @@ void CheckFloatAccuracyOf(const Unary<kKind>& op, const std::vector<float>& in, 
 // The sweep runs twice: in order, where a vector's lanes lie close together
 // (in one piece of a piecewise kernel), and shuffled, where they do not (the
 // path that evaluates several pieces per vector).
-template <UnaryKind kKind>
-void CheckFloatAccuracy(const Unary<kKind>& op, double max_ulp, double max_abs = INFINITY,
-                        double abs_tol = 0, uint32_t stride = 65521) {
+template <UnaryKind kKind, Accuracy kAccuracy>
+void CheckFloatAccuracy(const Unary<kKind, kAccuracy>& op, double max_ulp,
+                        double max_abs = INFINITY, double abs_tol = 0, uint32_t stride = 65521,
+                        AbsoluteTail tail = {}) {
   INFO(UnaryName(kKind) << ", bound " << max_ulp << " ULP");
   std::vector<float> in = SweepValues(stride, max_abs);
   for (const bool shuffled : {false, true}) {
     INFO((shuffled ? "shuffled" : "in order"));
     if (shuffled) std::shuffle(in.begin(), in.end(), std::mt19937(26));
-    CheckFloatAccuracyOf(op, in, max_ulp, abs_tol);
+    CheckFloatAccuracyOf(op, in, max_ulp, abs_tol, tail);
   }
 }
 
 // float16/bfloat16 storage: the result is the reference rounded to the
 // storage type, within one step of it (the float result is far more precise
 // than a float16 step, but may straddle a rounding boundary).
-template <class T, UnaryKind kKind>
-void CheckStorage(const Unary<kKind>& op, float lo, float hi) {
+template <class T, UnaryKind kKind, Accuracy kAccuracy>
+void CheckStorage(const Unary<kKind, kAccuracy>& op, float lo, float hi) {
   INFO(UnaryName(kKind) << " in " << kElementName<T>);
   Rng rng(7);
   std::vector<T> in;
@@ -120,7 +135,7 @@ void CheckStorage(const Unary<kKind>& op, float lo, float hi) {
   const int mantissa = kHalf ? 10 : 7;
   const int min_exponent = kHalf ? -14 : -126;
   const double max_value = kHalf ? 65504.0 : 3.3895313892515355e38;
-  const auto ref = [&](double x) { return RefUnary(kKind, x, ParamsOf<kKind, T>(op)); };
+  const auto ref = [&](double x) { return RefUnary(kKind, x, ParamsOf<kKind, kAccuracy, T>(op)); };
   ForEachTarget([&](int64_t target) {
     std::vector<T> out(n);
     op(TensorView<const T, Strided<1>>(in.data(), {n}), TensorView<T, Strided<1>>(out.data(), {n}));
@@ -145,9 +160,17 @@ void CheckStorage(const Unary<kKind>& op, float lo, float hi) {
 // Pitched, non-contiguous and in-place use: a window of a padded NCHW tensor
 // into a window of another, elements outside the window untouched; then the
 // same op in place on a padded tensor.
-template <UnaryKind kKind>
-void CheckViews(const Unary<kKind>& op) {
+template <UnaryKind kKind, Accuracy kAccuracy>
+void CheckViews(const Unary<kKind, kAccuracy>& op) {
   INFO(UnaryName(kKind) << " views");
+  // The bound of the op's tier: 4 ULP for the accurate one (the kinds' own
+  // are tested by the sweeps), FastTierBound for the fast one.
+  constexpr FastBound kBound = kAccuracy == Accuracy::kFast ? FastTierBound(kKind)
+                                                            : FastBound{4.0};
+  const auto close = [&](double got, double want, float x) {
+    return x < kBound.relative_from ? std::fabs(got - want) <= kBound.max_abs
+                                    : UlpError(got, want) <= kBound.max_ulp;
+  };
   Rng rng(11);
   TestTensor<float, Nchw> src({2, 3, 5, 37}, {0, 1, 2, 3});
   src.Fill([&](const Extents&) { return std::uniform_real_distribution<float>(-4, 4)(rng); });
@@ -161,7 +184,7 @@ void CheckViews(const Unary<kKind>& op) {
       const bool inside = i[2] >= 1;
       const float x = src.at({1, i[1] + 1, i[2] - (inside ? 1 : 0) + 1, i[3]});
       const double want = inside ? RefUnary(kKind, x, ParamsOf(op)) : 42.0;
-      if (!(UlpError(dst.at(i), want) <= 4)) {
+      if (!(inside ? close(dst.at(i), want, x) : dst.at(i) == 42.0f)) {
         FAIL_CHECK("index " << i << " got " << dst.at(i) << " want " << want);
       }
     });
@@ -171,7 +194,7 @@ void CheckViews(const Unary<kKind>& op) {
     CHECK(inplace.OnlyElementsWritten());
     ForEachIndex(inplace.dims(), [&](const Extents& i) {
       const float x = static_cast<float>(i[0] + 1) * 0.37f - static_cast<float>(i[2]) * 0.21f;
-      CHECK(UlpError(inplace.at(i), RefUnary(kKind, x, ParamsOf(op))) <= 4);
+      CHECK(close(inplace.at(i), RefUnary(kKind, x, ParamsOf(op)), x));
     });
   });
 }

@@ -57,6 +57,17 @@ HWY_INLINE hn::Vec<D> Div(D d, hn::Vec<D> a, hn::Vec<D> b) {
 #endif
 }
 
+// a / b for the fast tier (Accuracy::kFast), whose bounds take about 1 ULP
+// here: hn::Div, which on armv7 is Highway's reciprocal estimate and Newton
+// steps rather than Div's lane-by-lane VFP division (four times as fast
+// there, and not always exactly 1 for a == b).
+inline constexpr bool kDivFastIsIeee = !(HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON);
+
+template <class D>
+HWY_INLINE hn::Vec<D> DivFast(D /*d*/, hn::Vec<D> a, hn::Vec<D> b) {
+  return hn::Div(a, b);
+}
+
 template <class D>
 HWY_INLINE hn::Vec<D> Sqrt(D d, hn::Vec<D> x) {
 #if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON

@@ -52,10 +52,11 @@ HWY_INLINE hn::Vec<D> LoadChainOperand(D d, const ChainRow& row, size_t view, si
   }
 }
 
-template <bool kFull, class D, UnaryKind kKind>
-HWY_INLINE hn::Vec<D> ApplyChainStage(D d, hn::Vec<D> x, const detail::UnaryStageState<kKind>& s,
+template <bool kFull, class D, UnaryKind kKind, Accuracy kAccuracy>
+HWY_INLINE hn::Vec<D> ApplyChainStage(D d, hn::Vec<D> x,
+                                      const detail::UnaryStageState<kKind, kAccuracy>& s,
                                       const ChainRow&, size_t, size_t) {
-  return ApplyUnary<kKind>(d, x, s.params);
+  return ApplyUnary<kKind, kAccuracy>(d, x, s.params);
 }
 
 template <bool kFull, class D>

@@ -107,12 +107,12 @@ struct ChainViews {
 template <class Stage>
 struct ChainStage;
 
-template <UnaryKind kKind>
-struct ChainStage<Unary<kKind>> {
+template <UnaryKind kKind, Accuracy kAccuracy>
+struct ChainStage<Unary<kKind, kAccuracy>> {
   static constexpr size_t kOperands = 0;
-  using State = UnaryStageState<kKind>;
+  using State = UnaryStageState<kKind, kAccuracy>;
   template <class TD, Layout LD>
-  static State Resolve(const Unary<kKind>& stage, size_t, const TensorView<TD, LD>&, ChainViews&) {
+  static State Resolve(const Unary<kKind, kAccuracy>& stage, size_t, const TensorView<TD, LD>&, ChainViews&) {
     stage.CheckParams();
     return {stage.template ParamsFor<TD>()};
   }

@@ -43,11 +43,11 @@ HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x,
   return hn::Add(x, LoadGemmOperand(d, s.operand, row, col, count));
 }
 
-template <class D, UnaryKind kKind>
+template <class D, UnaryKind kKind, Accuracy kAccuracy>
 HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x,
-                                     const detail::UnaryStageState<kKind>& s,
+                                     const detail::UnaryStageState<kKind, kAccuracy>& s,
                                      size_t, size_t, size_t) {
-  return ApplyUnary<kKind>(d, x, s.params);
+  return ApplyUnary<kKind, kAccuracy>(d, x, s.params);
 }
 
 template <class D, class States, size_t... kI>

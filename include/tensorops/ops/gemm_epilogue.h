@@ -133,12 +133,12 @@ struct GemmStage<Residual> {
   }
 };
 
-template <UnaryKind kKind>
-struct GemmStage<Unary<kKind>> {
-  using State = UnaryStageState<kKind>;
+template <UnaryKind kKind, Accuracy kAccuracy>
+struct GemmStage<Unary<kKind, kAccuracy>> {
+  using State = UnaryStageState<kKind, kAccuracy>;
   // Clip's absent bounds are C's element type's finite range, as for Unary.
   template <class TC>
-  static State Resolve(const Unary<kKind>& stage, const MatrixView<TC>&) {
+  static State Resolve(const Unary<kKind, kAccuracy>& stage, const MatrixView<TC>&) {
     stage.CheckParams();
     return {stage.template ParamsFor<TC>()};
   }

@@ -30,9 +30,23 @@ HWY_INLINE hn::Vec<D> ClampKeepNaN(hn::Vec<D> x, hn::Vec<D> lo, hn::Vec<D> hi) {
   return hn::IfThenElse(hn::Gt(x, hi), hi, x);
 }
 
+// The fast tier's forms (Accuracy::kFast; unary.h states their errors).
 template <UnaryKind kKind, class D>
+HWY_INLINE hn::Vec<D> ApplyUnaryFast(D d, hn::Vec<D> x) {
+  using K = UnaryKind;
+  static_assert(HasFastForm(kKind));
+  if constexpr (kKind == K::kExp) return math::ExpFast(d, x);
+  if constexpr (kKind == K::kTanh) return math::TanhFast(d, x);
+  if constexpr (kKind == K::kErf) return math::ErfFast(d, x);
+  if constexpr (kKind == K::kSigmoid) return math::SigmoidFast(d, x);
+  if constexpr (kKind == K::kSilu) return math::SiluFast(d, x);
+  if constexpr (kKind == K::kGelu) return math::GeluFast(d, x);
+}
+
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate, class D>
 HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
   using K = UnaryKind;
+  if constexpr (kAccuracy == Accuracy::kFast) return ApplyUnaryFast<kKind>(d, x);
   const auto zero = hn::Zero(d);
   const auto one = hn::Set(d, 1.0f);
   if constexpr (kKind == K::kAbs) return hn::Abs(x);
@@ -90,14 +104,16 @@ HWY_INLINE hn::Vec<D> ApplyUnary(D d, hn::Vec<D> x, const UnaryParams& p) {
 }
 
 // The kinds that compute in double (sin/cos's reduction, GeluTanh's
-// argument, Rsqrt) work on as many float lanes as a double vector has.
-template <UnaryKind kKind>
+// argument, Rsqrt) work on as many float lanes as a double vector has; the
+// fast tier computes in float only.
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
 inline constexpr bool kUnaryUsesDouble =
-    HWY_HAVE_FLOAT64 && (kKind == UnaryKind::kSin || kKind == UnaryKind::kCos ||
-                         kKind == UnaryKind::kGeluTanh || kKind == UnaryKind::kRsqrt);
+    HWY_HAVE_FLOAT64 && kAccuracy == Accuracy::kAccurate &&
+    (kKind == UnaryKind::kSin || kKind == UnaryKind::kCos || kKind == UnaryKind::kGeluTanh ||
+     kKind == UnaryKind::kRsqrt);
 
-template <UnaryKind kKind>
-using UnaryFloatTag = std::conditional_t<kUnaryUsesDouble<kKind>,
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
+using UnaryFloatTag = std::conditional_t<kUnaryUsesDouble<kKind, kAccuracy>,
                                          hn::Rebind<float, hn::ScalableTag<double>>,
                                          hn::ScalableTag<float>>;
 
@@ -106,8 +122,9 @@ using UnaryFloatTag = std::conditional_t<kUnaryUsesDouble<kKind>,
 // computes in double, as Unary itself.
 template <class State>
 inline constexpr bool kStageUsesDouble = false;
-template <UnaryKind kKind>
-inline constexpr bool kStageUsesDouble<detail::UnaryStageState<kKind>> = kUnaryUsesDouble<kKind>;
+template <UnaryKind kKind, Accuracy kAccuracy>
+inline constexpr bool kStageUsesDouble<detail::UnaryStageState<kKind, kAccuracy>> =
+    kUnaryUsesDouble<kKind, kAccuracy>;
 
 template <class States>
 struct FusedStagesTag;
@@ -118,7 +135,7 @@ struct FusedStagesTag<std::tuple<S...>> {
                                   hn::ScalableTag<float>>;
 };
 
-template <UnaryKind kKind, class T>
+template <UnaryKind kKind, Accuracy kAccuracy, class T>
 HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
                          const UnaryParams& params) {
   if constexpr (kKind == UnaryKind::kNot) {
@@ -134,7 +151,7 @@ HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
       StoreTail(hn::Not(LoadTail(d, from + i, bytes - i)), d, to + i, bytes - i);
     }
   } else {
-    const UnaryFloatTag<kKind> df;
+    const UnaryFloatTag<kKind, kAccuracy> df;
     const size_t lanes = hn::Lanes(df);
     size_t i = 0;
     // Two vectors per step: both loads issue before either computation, and
@@ -150,29 +167,31 @@ HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
       if (i + kPrefetchAhead < count) hwy::Prefetch(src + i + kPrefetchAhead);
       const auto in0 = LoadAsF32<T>(df, src + i);
       const auto in1 = LoadAsF32<T>(df, src + i + lanes);
-      StoreFromF32<T>(df, ApplyUnary<kKind>(df, in0, params), dst + i);
-      StoreFromF32<T>(df, ApplyUnary<kKind>(df, in1, params), dst + i + lanes);
+      StoreFromF32<T>(df, ApplyUnary<kKind, kAccuracy>(df, in0, params), dst + i);
+      StoreFromF32<T>(df, ApplyUnary<kKind, kAccuracy>(df, in1, params), dst + i + lanes);
     }
     for (; i + lanes <= count; i += lanes) {
-      const auto v = ApplyUnary<kKind>(df, LoadAsF32<T>(df, src + i), params);
+      const auto v = ApplyUnary<kKind, kAccuracy>(df, LoadAsF32<T>(df, src + i), params);
       StoreFromF32<T>(df, v, dst + i);
     }
     if (i < count) {
       const size_t rest = count - i;
-      const auto v = ApplyUnary<kKind>(df, LoadTailAsF32<T>(df, src + i, rest), params);
+      const auto v = ApplyUnary<kKind, kAccuracy>(df, LoadTailAsF32<T>(df, src + i, rest), params);
       StoreTailFromF32<T>(df, v, dst + i, rest);
     }
   }
 }
 
-template <UnaryKind kKind, class T>
-struct Impl<UnaryKernel<kKind, T>> {
-  static void Run(const UnaryKernel<kKind, T>&, const typename UnaryKernel<kKind, T>::Job& job) {
+template <UnaryKind kKind, class T, Accuracy kAccuracy>
+struct Impl<UnaryKernel<kKind, T, kAccuracy>> {
+  using Kernel = UnaryKernel<kKind, T, kAccuracy>;
+  static void Run(const Kernel&, const typename Kernel::Job& job) {
     const auto* src = reinterpret_cast<const uint8_t*>(job.src);
     auto* dst = reinterpret_cast<uint8_t*>(job.dst);
     ForEachRow(job.nest, [&](const size_t (&offsets)[2]) {
-      UnaryRow<kKind>(reinterpret_cast<const T*>(src + offsets[0]),
-                      reinterpret_cast<T*>(dst + offsets[1]), job.nest.row, job.params);
+      UnaryRow<kKind, kAccuracy>(reinterpret_cast<const T*>(src + offsets[0]),
+                                 reinterpret_cast<T*>(dst + offsets[1]), job.nest.row,
+                                 job.params);
     });
   }
 };

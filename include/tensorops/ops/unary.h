@@ -40,6 +40,22 @@
 // every element becomes max; NaN stays NaN. A NaN bound is rejected
 // (kBadArgument; NumPy would make every element NaN).
 //
+// Accuracy: the transcendental kinds are within 2 ULP over every float by
+// default. Unary<kind, Accuracy::kFast> selects at compile time one cheaper
+// formula per kind, whose largest error (FastTierBound below, measured over
+// all floats by tools/ulp_sweep --fast on every target) is compared with the
+// peers' in docs/accuracy.md. NaN, +-Inf and signed zeros come out as in the
+// accurate tier. A kind without a fast form rejects kFast at compile time.
+//
+//   kind       fast tier's formula                       max error
+//   kExp       degree-5 polynomial, no table             2.3 ULP
+//   kTanh      one rational x P(x^2) / Q(x^2)            5.6 ULP
+//   kErf       one rational x P(x^2) / Q(x^2)            10.8 ULP
+//   kSigmoid   1 / (1 + exp(-x)), exp as kExp's          6 ULP
+//   kSilu      x / (1 + exp(-x))                         6.1 ULP
+//   kGelu      x/2 (1 + erf(x / sqrt2)), erf as kErf's   8.3 ULP from x = -1;
+//                                                        below, 1.6e-6 absolute
+//
 // Layouts: equal, or either side Strided. src and dst may be the same view
 // (in place); any other overlap throws kAliasing.
 #ifndef TENSOROPS_OPS_UNARY_H_
@@ -79,6 +95,46 @@ constexpr const char* UnaryName(UnaryKind kind) {
   return kNames[static_cast<int>(kind)];
 }
 
+// The accuracy tier of a Unary (see the table above).
+enum class Accuracy { kAccurate, kFast };
+
+// Whether a kind has a fast form (Accuracy::kFast).
+constexpr bool HasFastForm(UnaryKind kind) {
+  switch (kind) {
+    case UnaryKind::kExp:
+    case UnaryKind::kTanh:
+    case UnaryKind::kErf:
+    case UnaryKind::kSigmoid:
+    case UnaryKind::kSilu:
+    case UnaryKind::kGelu:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The fast tier's stated error for a kind (the table above): at most max_ulp
+// ULP for x >= relative_from, and at most max_abs absolute below it, measured
+// over all floats (tools/ulp_sweep --fast) on every target. The tests hold
+// these bounds.
+struct FastBound {
+  double max_ulp = 0;
+  double relative_from = -std::numeric_limits<double>::infinity();
+  double max_abs = 0;
+};
+
+constexpr FastBound FastTierBound(UnaryKind kind) {
+  switch (kind) {
+    case UnaryKind::kExp: return {2.3};
+    case UnaryKind::kTanh: return {5.6};
+    case UnaryKind::kErf: return {10.8};
+    case UnaryKind::kSigmoid: return {6.0};
+    case UnaryKind::kSilu: return {6.1};
+    case UnaryKind::kGelu: return {8.3, -1.0, 1.6e-6};
+    default: return {};
+  }
+}
+
 // The values a kind's formula uses; the kernel sees them as one struct.
 struct UnaryParams {
   float alpha = 0.0f;
@@ -100,8 +156,8 @@ constexpr float DefaultAlpha(UnaryKind kind) {
 
 }  // namespace detail
 
-// The dispatch key of one kind over one storage type.
-template <UnaryKind kKind, class T>
+// The dispatch key of one kind and tier over one storage type.
+template <UnaryKind kKind, class T, Accuracy kAccuracy = Accuracy::kAccurate>
 struct UnaryKernel {
   struct Job {
     const T* src;
@@ -130,9 +186,10 @@ constexpr float HighestFinite() {
 
 namespace detail {
 
-// A kind and its resolved parameters as a stage of a fused op (a GEMM
-// epilogue, a Chain); a template of its own so that kernels can deduce kKind.
-template <UnaryKind kKind>
+// A kind, its tier and its resolved parameters as a stage of a fused op (a
+// GEMM epilogue, a Chain); a template of its own so that kernels can deduce
+// kKind and kAccuracy.
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
 struct UnaryStageState {
   UnaryParams params;
   UnaryStageState Advanced(size_t, size_t) const { return *this; }
@@ -140,8 +197,13 @@ struct UnaryStageState {
 
 }  // namespace detail
 
-template <UnaryKind kKind>
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
 struct Unary {
+  static constexpr UnaryKind kKindOf = kKind;
+  static constexpr Accuracy kAccuracyOf = kAccuracy;
+  static_assert(kAccuracy == Accuracy::kAccurate || HasFastForm(kKind),
+                "Unary: this kind has no fast form (Accuracy::kFast applies to the kinds "
+                "in unary.h's table)");
   // Used by the kinds that name them (see the table above); ignored otherwise.
   float alpha = detail::DefaultAlpha(kKind);
   float beta = kKind == UnaryKind::kHardSigmoid ? 0.5f : 0.0f;
@@ -183,11 +245,11 @@ struct Unary {
                    ">: src and dst overlap (only the identical view may alias, "
                    "for in-place use)");
     }
-    const typename UnaryKernel<kKind, T>::Job job{
-        src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst),
-        ParamsFor<T>()};
+    using Kernel = UnaryKernel<kKind, T, kAccuracy>;
+    const typename Kernel::Job job{src.data(), dst.data(), MakeLoopNest(src.dims(), src, dst),
+                                   ParamsFor<T>()};
     if (job.nest.row == 0) return;
-    detail::RunKernelOn(executor, UnaryKernel<kKind, T>{}, job);
+    detail::RunKernelOn(executor, Kernel{}, job);
   }
 };
 

@@ -16,6 +16,8 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/detail/ieee-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace tensorops {
 namespace HWY_NAMESPACE {
@@ -69,6 +71,39 @@ template <class D, size_t N>
 HWY_INLINE hn::Vec<D> PolynomialRest(D d, hn::Vec<D> t, const float (&c)[N], float c0_lo) {
   const auto high = PolynomialPairs<2>(d, t, hn::Mul(t, t), c);
   return hn::MulAdd(hn::MulAdd(high, t, hn::Set(d, c[1])), t, hn::Set(d, c0_lo));
+}
+
+// x clamped to [lo, hi], NaN kept. x86's MINPS and MAXPS return their second
+// operand where either is NaN, so min(hi, max(lo, x)) keeps it; Highway's
+// Min and Max elsewhere (Arm's FMINNM and FMAXNM, the emulated targets)
+// return the number, so there NaN lanes are put back.
+template <class D>
+HWY_INLINE hn::Vec<D> ClampKeepingNaN(D d, hn::Vec<D> x, float lo, float hi) {
+  const auto clamped = hn::Min(hn::Set(d, hi), hn::Max(hn::Set(d, lo), x));
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  return clamped;
+#else
+  return hn::IfThenElse(hn::IsNaN(x), x, clamped);
+#endif
+}
+
+// x P(x^2) / Q(x^2) with x clamped to [-c, c], by Horner's scheme and one
+// DivFast: the fast tier's odd functions that saturate at +-1 (tanh, erf),
+// each fitted as one rational in x^2 on [0, c] (tools/fit_math.py), c chosen
+// where the rational evaluates to exactly 1 with and without fused
+// multiply-add, so that +-Inf give +-1. That takes a correctly rounded
+// quotient; where DivFast is not (armv7), lanes at the clamp take +-1 outright.
+template <class D, size_t NP, size_t NQ>
+HWY_INLINE hn::Vec<D> SaturatingOddRational(D d, hn::Vec<D> x, float c, const float (&p)[NP],
+                                            const float (&q)[NQ]) {
+  const auto xc = ClampKeepingNaN(d, x, -c, c);
+  const auto s = hn::Mul(xc, xc);
+  const auto r = DivFast(d, hn::Mul(xc, Polynomial(d, s, p)), Polynomial(d, s, q));
+  if constexpr (kDivFastIsIeee) {
+    return r;
+  } else {
+    return hn::IfThenElse(hn::Ge(hn::Abs(x), hn::Set(d, c)), hn::CopySign(hn::Set(d, 1.0f), x), r);
+  }
 }
 
 // 2^k for integer lanes k in [-126, 127].

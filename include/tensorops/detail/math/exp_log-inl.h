@@ -297,6 +297,55 @@ HWY_INLINE hn::Vec<D> Exp(D d, hn::Vec<D> x) {
   return hn::IfThenElse(hn::IsNaN(x), x, ScaleByPow2(d, ExpMantissa(d, q), k));
 }
 
+// The fast tier (Accuracy::kFast). exp(r) on |r| <= ln2/2 by one degree-5
+// polynomial (tools/fit_math.py) with exp(0) = 1 exact, no table: 0.8 ULP of
+// approximation error, for fewer steps than the accurate tier's forms.
+inline constexpr float kExpFastDegree5[] = {1.0f,         0.999999702f,  0.499991506f,
+                                            0.166676357f, 0.0418979302f, 0.00829031039f};
+
+// exp(kSign x) for kSign x in (-87.3, 87.3), where the result is a normal
+// float: k = round(kSign x / ln2) and 2^k straight into the exponent bits.
+// The sign folds into the constants (exp(-x) costs what exp(x) does):
+// t = x - kSign k ln2 = kSign r, and the polynomial's odd terms change sign.
+// kOneStep: see ReduceByLn2Multiple (a relative error of |k| 1.9e-9, up to
+// 3 ULP at |x| = 87). Inputs outside the range give garbage, which callers
+// replace.
+template <int kSign, bool kOneStep = true, class D>
+HWY_INLINE hn::Vec<D> ExpFastNormal(D d, hn::Vec<D> x) {
+  static_assert(kSign == 1 || kSign == -1);
+  static constexpr auto kCoefficients = [] {
+    std::array<float, 6> c{};
+    for (size_t i = 0; i < c.size(); ++i) {
+      c[i] = (kSign < 0 && i % 2 == 1) ? -kExpFastDegree5[i] : kExpFastDegree5[i];
+    }
+    return c;
+  }();
+  constexpr float kS = static_cast<float>(kSign);
+  const hn::RebindToSigned<D> di;
+  const auto shifter = hn::Set(d, 12582912.0f);  // see RoundToLn2Multiple
+  const auto biased = hn::MulAdd(x, hn::Set(d, kS * 1.44269504f), shifter);
+  const auto k = hn::Sub(biased, shifter);
+  hn::Vec<D> t;
+  if constexpr (kOneStep && HWY_NATIVE_FMA) {
+    t = hn::MulAdd(k, hn::Set(d, -kS * 0.693147182f), x);
+  } else {  // k ln2_hi exact (see ReduceByLn2Multiple)
+    t = hn::MulAdd(k, hn::Set(d, -kS * 0.693359375f), x);
+    t = hn::MulAdd(k, hn::Set(d, kS * 2.12194440e-4f), t);
+  }
+  return ScaleByPow2Normal(d, Polynomial(d, t, kCoefficients), hn::BitCast(di, biased));
+}
+
+// exp(x), fast tier: ExpFastNormal wherever every lane's result is a normal
+// float (on activations, every vector); other vectors (|x| >= 87.3, NaN)
+// take Exp's form with its special values and denormal results.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpFast(D d, hn::Vec<D> x) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
+    return ExpFastNormal<1, /*kOneStep=*/false>(d, x);
+  }
+  return Exp</*kPrecise=*/false>(d, x);
+}
+
 // exp(x) - 1 without cancellation: with exp(x) = 2^k (1 + q),
 // expm1 = 2^k q + (2^k - 1), where 2^k - 1 is exact for |k| <= 24 and q
 // = r + r^2 P(r) carries no rounded 1. Outside that range exp(x) - 1 is

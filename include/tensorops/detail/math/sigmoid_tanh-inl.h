@@ -61,7 +61,8 @@ template <class D>
 HWY_INLINE hn::Vec<D> Tanh(D d, hn::Vec<D> x) {
   const auto a = hn::Abs(x);
   const auto large = TanhLarge(d, hn::Min(a, hn::Set(d, 9.1f)), x);
-  return hn::IfThenElse(hn::Ge(a, hn::Set(d, 0.625f)), large, TanhSmall(d, x));
+  // CopySign: TanhSmall's fused step alone would make -0 into +0.
+  return hn::IfThenElse(hn::Ge(a, hn::Set(d, 0.625f)), large, hn::CopySign(TanhSmall(d, x), x));
 }
 
 // m * sigmoid(t) for t = hi + lo (lo = 0 unless kHasLow), i.e. m / (1 + E)
@@ -186,7 +187,8 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
     }
   }
   const auto xc = hn::Max(x, hn::Set(d, -200.0f));
-  return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, xc, xc, xc, x);
+  // The sign is x's (-0 included, which the correction would make +0).
+  return hn::CopySign(TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, xc, xc, xc, x), x);
 }
 
 // GELU, tanh form: x/2 (1 + tanh(y)) = x sigmoid(2y), y = sqrt(2/pi)(x +
@@ -195,7 +197,8 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
 // is computed in double and handed to the exp as two floats. The lanes of d
 // are the lanes of a full double vector there (as for sin/cos); armv7 takes
 // each lane through its VFP unit's double instead.
-// Below -20 the result is -0; x is clamped there.
+// Below -20 the result is -0; x is clamped there. The sign is x's (-0
+// included, which the quotient's correction would make +0).
 template <class D>
 HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
   const auto x = hn::Max(x_in, hn::Set(d, -20.0f));
@@ -206,7 +209,7 @@ HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
                                               hn::Set(dd, 1.5957691216057308)));
   const auto hi = hn::DemoteTo(d, two_y_d);
   const auto lo = hn::DemoteTo(d, hn::Sub(two_y_d, hn::PromoteTo(dd, hi)));
-  return TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(d, x, hi, lo, x_in);
+  return hn::CopySign(TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(d, x, hi, lo, x_in), x_in);
 #elif HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
   // The same 2y in double, lane by lane on the VFP unit.
   HWY_ALIGN float hi[4];
@@ -218,13 +221,52 @@ HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x_in) {
     hi[i] = static_cast<float>(two_y);
     lo[i] = static_cast<float>(two_y - static_cast<double>(hi[i]));
   }
-  return TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(d, x, hn::Load(d, hi), hn::Load(d, lo),
-                                                          x_in);
+  return hn::CopySign(TimesSigmoid</*kHasLow=*/true, /*kPrecise=*/true>(
+                          d, x, hn::Load(d, hi), hn::Load(d, lo), x_in),
+                      x_in);
 #else
   const auto two_y = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), hn::Set(d, 0.0713548162f),
                                            hn::Set(d, 1.59576912f)));
-  return TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, x, two_y, two_y, x_in);
+  return hn::CopySign(TimesSigmoid</*kHasLow=*/false, /*kPrecise=*/true>(d, x, two_y, two_y, x_in),
+                      x_in);
 #endif
+}
+
+// The fast tier (Accuracy::kFast): one formula per kind, no correction
+// steps, DivFast.
+
+// tanh(x) = x P(x^2) / Q(x^2), degrees 4 and 4, on |x| <= 9.00761795 (tanh
+// is 1 within 0.52 ULP beyond): 0.3 ULP of approximation error, one division
+// and no exp. P(0) = 1, so tanh(x) = x for tiny x as it should.
+inline constexpr float kTanhFastP[] = {1.0f, 0.133810431f, 0.00349560683f, 2.06093027e-05f,
+                                       1.33548141e-08f};
+inline constexpr float kTanhFastQ[] = {1.0f, 0.467143595f, 0.0258770585f, 0.000328566151f,
+                                       7.77665264e-07f};
+
+template <class D>
+HWY_INLINE hn::Vec<D> TanhFast(D d, hn::Vec<D> x) {
+  return SaturatingOddRational(d, x, 9.00761795f, kTanhFastP, kTanhFastQ);
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)) by ExpFastNormal and one DivFast; exp's
+// error reaches the result damped by exp(-x) / (1 + exp(-x)) < 1. Vectors
+// with a lane at |x| >= 87.3 or NaN (never on activations) take Sigmoid.
+template <class D>
+HWY_INLINE hn::Vec<D> SigmoidFast(D d, hn::Vec<D> x) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
+    const auto one = hn::Set(d, 1.0f);
+    return DivFast(d, one, hn::Add(one, ExpFastNormal<-1>(d, x)));
+  }
+  return Sigmoid(d, x);
+}
+
+// x sigmoid(x) = x / (1 + exp(-x)), as SigmoidFast; other vectors take Silu.
+template <class D>
+HWY_INLINE hn::Vec<D> SiluFast(D d, hn::Vec<D> x) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, 87.3f))))) {
+    return DivFast(d, x, hn::Add(hn::Set(d, 1.0f), ExpFastNormal<-1>(d, x)));
+  }
+  return Silu(d, x);
 }
 
 }  // namespace math

@@ -4,7 +4,7 @@
 #   bench_native.json, bench_avx2.json  the benchmarks (one thread, pinned to
 #                                       one core), dispatched target / AVX2
 #   ulp_<impl>.md                       tools/ulp_sweep over every 997th float,
-#                                       tensorops and each peer
+#                                       tensorops (both tiers) and each peer
 #   machine.txt                         the CPU, the commit, the compilers
 # Usage: scripts/measure.sh [BUILD_DIR]   (default build/gcc: a Release build
 # with the benchmarks, as scripts/test.sh gcc makes it). About 15 minutes.
@@ -31,6 +31,7 @@ for target in native AVX2; do
     >/dev/null
 done
 "$build/tools/ulp_sweep" --stride 997 >"$data/ulp_tensorops.md"
+"$build/tools/ulp_sweep" --stride 997 --fast >"$data/ulp_tensorops_fast.md"
 for peer in eigen sleef_u10 sleef_u35 onednn; do
   "$build/tools/ulp_sweep" --stride 997 --peer $peer >"$data/ulp_$peer.md"
 done

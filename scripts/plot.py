@@ -25,8 +25,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 # Activation benchmark op -> ulp_sweep kind name.
 ACTIVATIONS = [("exp", "Exp"), ("log", "Log"), ("tanh", "Tanh"), ("erf", "Erf"),
                ("sigmoid", "Sigmoid"), ("silu", "Silu"), ("gelu", "Gelu")]
-IMPLS = ["tensorops", "eigen", "sleef_u10", "sleef_u35", "onednn"]
-MARKERS = {"tensorops": ("o", "tab:red"), "eigen": ("s", "tab:blue"),
+IMPLS = ["tensorops", "tensorops_fast", "eigen", "sleef_u10", "sleef_u35", "onednn"]
+MARKERS = {"tensorops": ("o", "tab:red"), "tensorops_fast": ("*", "tab:orange"),
+           "eigen": ("s", "tab:blue"),
            "sleef_u10": ("^", "tab:green"), "sleef_u35": ("v", "tab:olive"),
            "onednn": ("D", "tab:purple")}
 # Cases for the ratio chart: (label, benchmark op, case).
@@ -95,7 +96,9 @@ def speed_vs_error(bench, ulps, out_path):
     legend_ax.axis("off")
     handles = [plt.Line2D([], [], marker=MARKERS[i][0], color=MARKERS[i][1], linestyle="", label=i)
                for i in IMPLS]
-    legend_ax.legend(handles=handles, loc="center", title="lower left is better")
+    legend_ax.legend(handles=handles, loc="center",
+                     title="lower left is better\n(tensorops_fast GELU: ULP from x = -1;\n"
+                           "below, 1.6e-6 absolute)")
     fig.suptitle("Activations on 1M floats from N(0, 1): time against accuracy")
     fig.savefig(out_path, metadata={"Date": None})
 

@@ -234,7 +234,7 @@ TEST_CASE("Chain: Sub, Div and Min operands against a matrix", "[chain]") {
   }
 }
 
-TEST_CASE("Chain: no stage converts; one Unary stage is the Unary op", "[chain]") {
+TEST_CASE("Chain: no stage converts; one Unary stage (either tier) is the Unary op", "[chain]") {
   Rng rng(11);
   const Dims dims = {3, 4, 7, 9};
   auto x16 = Mixed<hwy::float16_t, Nchw>(dims, {0, 0, 0, 1}, rng);
@@ -245,10 +245,15 @@ TEST_CASE("Chain: no stage converts; one Unary stage is the Unary op", "[chain]"
     TestTensor<float, Nchw> by_chain(dims), by_unary(dims);
     Chain{Unary<UnaryKind::kRelu>{}}(x.ConstView(), by_chain.View());
     Unary<UnaryKind::kRelu>{}(x.ConstView(), by_unary.View());
+    // The fast tier as a stage: the same code as Unary's fast tier.
+    TestTensor<float, Nchw> fast_chain(dims), fast_unary(dims);
+    Chain{Unary<UnaryKind::kGelu, Accuracy::kFast>{}}(x.ConstView(), fast_chain.View());
+    Unary<UnaryKind::kGelu, Accuracy::kFast>{}(x.ConstView(), fast_unary.View());
     size_t wrong = 0;
     ForEachIndex(dims, [&](const Extents& i) {
       wrong += converted.at(i) != RefToFloat(x16.at(i));
       wrong += BitsOf(by_chain.at(i)) != BitsOf(by_unary.at(i));
+      wrong += BitsOf(fast_chain.at(i)) != BitsOf(fast_unary.at(i));
     });
     CHECK(wrong == 0);
     CHECK(converted.OnlyElementsWritten());

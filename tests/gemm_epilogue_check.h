@@ -5,7 +5,7 @@
 // Tolerance: the product's own bound (gemm_test.cpp: 2 (K + 3) u times the
 // magnitudes), plus one rounding for the bias, times the activation's
 // largest slope (1.5: HardSwish at 3; the others are <= 1.13), plus the
-// activation's 4 ULP, one rounding for the residual and half a step of C's
+// activation's 4 ULP (the fast tier: its FastTierBound), one rounding for the residual and half a step of C's
 // format; an absolute 2^-120 for results a flushing target rounds to zero.
 #ifndef TENSOROPS_TESTS_GEMM_EPILOGUE_CHECK_H_
 #define TENSOROPS_TESTS_GEMM_EPILOGUE_CHECK_H_
@@ -77,8 +77,9 @@ inline constexpr int kWithBias = 1, kWithAct = 2, kWithResidual = 4;
 
 // Calls Gemm with Epilogue{[Bias], [Unary<kAct>], [Residual]} (the stages in
 // kStages; cs.bias gives the bias's shape) and checks every element of C.
-template <class TC, int kStages, UnaryKind kAct = UnaryKind::kRelu>
-void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
+template <class TC, int kStages, UnaryKind kAct = UnaryKind::kRelu,
+          Accuracy kAccuracy = Accuracy::kAccurate>
+void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) {
   constexpr bool kHasAct = (kStages & kWithAct) != 0;
   if constexpr ((kStages & kWithBias) == 0) cs.bias = BiasShape::kNone;
   if constexpr ((kStages & kWithBias) != 0) {
@@ -88,6 +89,7 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
   INFO("M N K " << cs.m << " " << cs.n << " " << cs.k << " ta " << cs.ta << " tb " << cs.tb
                 << " alpha " << cs.alpha << " beta " << cs.beta << " pad " << cs.pad << " bias "
                 << BiasShapeName(cs.bias) << " act " << (kHasAct ? UnaryName(kAct) : "none")
+                << (kAccuracy == Accuracy::kFast ? " (fast)" : "")
                 << " residual " << cs.residual << " C " << kElementName<TC> << " form "
                 << static_cast<int>(cs.form) << (cs.mixed ? " mixed" : ""));
   Rng rng(cs.m * 1000003 + cs.n * 1009 + cs.k * 7 + static_cast<size_t>(cs.bias));
@@ -135,8 +137,13 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct>& act = {}) {
         err += 2 * kU * std::abs(r);
       }
       if (kHasAct) {
+        // The activation's own error: 4 ULP, or the fast tier's stated bound.
+        constexpr FastBound kActBound =
+            kAccuracy == Accuracy::kFast ? FastTierBound(kAct) : FastBound{4.0};
+        const double x = r;
         r = RefUnary(kAct, r, params);
-        err = 1.5 * err + 4 * FloatSpacing(r);
+        err = 1.5 * err + (x < kActBound.relative_from ? kActBound.max_abs
+                                                       : kActBound.max_ulp * FloatSpacing(r));
       }
       if (cs.residual) {
         r += residual.at({i, j});

@@ -49,14 +49,14 @@ TEST_CASE("Gemm epilogue: each stage alone and in pairs", "[gemm][epilogue]") {
 }
 
 // Every activation with a bias and a residual, and once on mixed magnitudes.
-template <UnaryKind kKind>
-void CheckActivation(const Unary<kKind>& act = {}) {
+template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
+void CheckActivation(const Unary<kKind, kAccuracy>& act = {}) {
   for (EpilogueCase cs : SizeCases()) {
     cs.bias = BiasShape::kColumn;
-    CheckGemmEpilogue<float, kAll, kKind>(cs, act);
+    CheckGemmEpilogue<float, kAll, kKind, kAccuracy>(cs, act);
     cs.bias = BiasShape::kRowSpan;
     cs.mixed = true;
-    CheckGemmEpilogue<float, kAll, kKind>(cs, act);
+    CheckGemmEpilogue<float, kAll, kKind, kAccuracy>(cs, act);
   }
 }
 
@@ -74,6 +74,14 @@ TEST_CASE("Gemm epilogue: smooth activations", "[gemm][epilogue]") {
   CheckActivation<UnaryKind::kGelu>();
   CheckActivation<UnaryKind::kGeluTanh>();  // computes in double lanes
   CheckActivation<UnaryKind::kElu>();
+}
+
+// The fast tier's activations (Accuracy::kFast), within their stated bounds.
+TEST_CASE("Gemm epilogue: fast-tier activations", "[gemm][epilogue]") {
+  CheckActivation(Unary<UnaryKind::kGelu, Accuracy::kFast>{});
+  CheckActivation(Unary<UnaryKind::kSilu, Accuracy::kFast>{});
+  CheckActivation(Unary<UnaryKind::kTanh, Accuracy::kFast>{});
+  CheckActivation(Unary<UnaryKind::kSigmoid, Accuracy::kFast>{});
 }
 
 TEST_CASE("Gemm epilogue: every call form", "[gemm][epilogue]") {

@@ -131,6 +131,67 @@ def fit_pieces(name, f, bounds, degree=6):
                      nodes=120, rounds=15)
 
 
+def fit_rational(name, f, c, n, m, nodes=400, rounds=40):
+    """x P(x^2) / Q(x^2) ~ f(x) on [0, c] with Q(0) = 1, deg P = n, deg Q = m,
+    minimising the largest relative error (the fast tier's tanh and erf).
+    Loeb's linearisation, P(s) - g(s) Q(s) = 0 with g(s) = f(x) / x weighted
+    by 1 / (g Q_previous), solved by least squares on Chebyshev nodes in
+    s = x^2, with Lawson's weights until the largest errors level out."""
+    g = lambda s: f(mp.sqrt(s)) / mp.sqrt(s)
+    hi = mp.mpf(c)**2
+    ss = [hi * (1 - mp.cos(mp.pi * (i + mp.mpf(0.5)) / nodes)) / 2 for i in range(nodes)]
+    gs = [g(s) for s in ss]
+    q_prev, lawson, best = [mp.mpf(1)] * nodes, [mp.mpf(1)] * nodes, None
+    for _ in range(rounds):
+        rows, rhs = [], []
+        for s, gv, qp, w in zip(ss, gs, q_prev, lawson):
+            scale = mp.sqrt(w) / (gv * qp)
+            rows.append([scale * s**i for i in range(n + 1)] +
+                        [-scale * gv * s**j for j in range(1, m + 1)])
+            rhs.append(scale * gv)
+        x, _ = mp.qr_solve(mp.matrix(rows), mp.matrix(rhs))
+        p = [x[i] for i in range(n + 1)]
+        q = [mp.mpf(1)] + [x[n + 1 + j] for j in range(m)]
+        q_prev = [sum(c * s**i for i, c in enumerate(q)) for s in ss]
+        errors = [abs(sum(c * s**i for i, c in enumerate(p)) / qv / gv - 1)
+                  for s, qv, gv in zip(ss, q_prev, gs)]
+        if best is None or max(errors) < best[0]:
+            best = (max(errors), p, q)
+        total = sum(w * e for w, e in zip(lawson, errors))
+        lawson = [w * e / total * nodes for w, e in zip(lawson, errors)]
+    pf, qf = [to_float(v) for v in best[1]], [to_float(v) for v in best[2]]
+    print(f"// {name}: x P(x^2) / Q(x^2), degrees {n} and {m}, on [0, {c}]: max rel error "
+          f"{float(best[0]):.3g} (before rounding the coefficients)")
+    print("   P: " + ", ".join(f"{v:.9g}f" for v in pf))
+    print("   Q: " + ", ".join(f"{v:.9g}f" for v in qf))
+    return pf, qf
+
+
+def saturation_clamp(name, f, p, q, lo, hi):
+    """The first float c in [lo, hi] where the rational of fit_rational,
+    evaluated in float as the kernel does (Horner, then x P, then the
+    quotient), is exactly 1 both with and without fused multiply-add, and f(c)
+    is within 0.6 ULP of 1: the clamp that makes +-Inf give +-1."""
+    def horner(c, s, fused):
+        acc = c[-1]
+        for k in reversed(c[:-1]):
+            acc = to_float(acc * s + k) if fused else to_float(to_float(acc * s) + k)
+        return acc
+    bits = struct.unpack('I', struct.pack('f', lo))[0]
+    while True:
+        x = struct.unpack('f', struct.pack('I', bits))[0]
+        if x > hi:
+            print(f"// {name}: no clamp in [{lo}, {hi}]")
+            return None
+        s = to_float(x * x)
+        if (1 - f(mp.mpf(x)) < mp.mpf('0.6') * mp.mpf(2)**-24 and
+                all(to_float(to_float(x * horner(p, s, fused)) / horner(q, s, fused)) == 1.0
+                    for fused in (True, False))):
+            print(f"// {name}: clamp at {x:.9g}f")
+            return x
+        bits += 1
+
+
 def main():
     # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2, with a little slack for the
     # rounding of r (k comes from hi + lo, so a low part does not widen it).
@@ -223,6 +284,13 @@ def main():
         if u else mp.mpf(-1) / 6, 0, q, 3)
     fit("cos: C(u) = (cos(r)-1+r^2/2)/r^4", lambda u: (mp.cos(mp.sqrt(u)) - 1 + u / 2) / u**2
         if u else mp.mpf(1) / 24, 0, q, 3)
+    # The fast tier (Accuracy::kFast).
+    fit_weighted("fast exp: exp(r), exp(0) = 1 exact", mp.exp, -mp.log(2) / 2, mp.log(2) / 2, 5,
+                 mp.exp, 0, constant=1.0, rounds=80)
+    p, q = fit_rational("fast tanh", mp.tanh, 9.0, 4, 4)
+    saturation_clamp("fast tanh", mp.tanh, p, q, 9.0, 9.2)
+    p, q = fit_rational("fast erf", mp.erf, 3.93, 4, 5)
+    saturation_clamp("fast erf", mp.erf, p, q, 3.86, 3.99)
 
 
 if __name__ == "__main__":

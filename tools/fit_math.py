@@ -171,7 +171,7 @@ def saturation_clamp(name, f, p, q, lo, hi):
     """The first float c in [lo, hi] where the rational of fit_rational,
     evaluated in float as the kernel does (Horner, then x P, then the
     quotient), is exactly 1 both with and without fused multiply-add, and f(c)
-    is within 0.6 ULP of 1: the clamp that makes +-Inf give +-1."""
+    is within 0.55 ULP of 1: the clamp that makes +-Inf give +-1."""
     def horner(c, s, fused):
         acc = c[-1]
         for k in reversed(c[:-1]):
@@ -184,7 +184,7 @@ def saturation_clamp(name, f, p, q, lo, hi):
             print(f"// {name}: no clamp in [{lo}, {hi}]")
             return None
         s = to_float(x * x)
-        if (1 - f(mp.mpf(x)) < mp.mpf('0.6') * mp.mpf(2)**-24 and
+        if (1 - f(mp.mpf(x)) < mp.mpf('0.55') * mp.mpf(2)**-24 and
                 all(to_float(to_float(x * horner(p, s, fused)) / horner(q, s, fused)) == 1.0
                     for fused in (True, False))):
             print(f"// {name}: clamp at {x:.9g}f")

@@ -13,6 +13,8 @@ TEST_CASE("Unary Sigmoid and Silu: <= 2 ULP, denormal tails kept", "[unary]") {
   CheckFloatAccuracy(Unary<K::kSigmoid>{}, 2.0);
   CheckFloatAccuracy(Unary<K::kSilu>{}, 2.0);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kSigmoid>{}, -30.0f, 30.0f);
+  CheckExactSpecialValues(Unary<K::kSigmoid>{});
+  CheckExactSpecialValues(Unary<K::kSilu>{});
 }
 
 TEST_CASE("Unary Gelu (erf and tanh forms): <= 2 ULP, also in the far left tail", "[unary]") {
@@ -21,12 +23,16 @@ TEST_CASE("Unary Gelu (erf and tanh forms): <= 2 ULP, also in the far left tail"
   CheckStorage<hwy::float16_t>(Unary<K::kGelu>{}, -8.0f, 8.0f);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kGelu>{}, -20.0f, 20.0f);
   CheckViews(Unary<K::kGelu>{});
+  CheckExactSpecialValues(Unary<K::kGelu>{});
+  CheckExactSpecialValues(Unary<K::kGeluTanh>{});
 }
 
 TEST_CASE("Unary Softplus and Elu: accurate where they cancel", "[unary]") {
   CheckFloatAccuracy(Unary<K::kSoftplus>{}, 2.0);
   CheckFloatAccuracy(Unary<K::kElu>{}, 1.0);
   CheckFloatAccuracy(Unary<K::kElu>{.alpha = 0.3f}, 1.5);
+  CheckExactSpecialValues(Unary<K::kSoftplus>{});
+  CheckExactSpecialValues(Unary<K::kElu>{});
 }
 
 // log(1 + e), e = exp(-|x|), is most sensitive to e's rounding near

@@ -1,8 +1,6 @@
 // The fast accuracy tier (Accuracy::kFast) on every target: each kind within
 // the bound FastTierBound states, special values as in the accurate tier,
 // views and storage types as any Unary.
-#include <cstring>
-#include <iomanip>
 #include <vector>
 
 #include "unary/unary_check.h"
@@ -35,49 +33,16 @@ TEST_CASE("Unary fast tier: sigmoid, SiLU, GELU within their stated bounds", "[u
 }
 
 // NaN, +-Inf, signed zeros and the saturation points (tanh and erf are
-// exactly +-1 from their clamps on) exactly as the formulas give them, in
-// both tiers.
-TEST_CASE("Unary fast and accurate tiers: special values exact", "[unary]") {
-  const float inf = INFINITY;
-  const std::vector<float> in = {-inf, inf, NAN, -NAN, -0.0f, 0.0f, -100.0f, 100.0f,
-                                 -9.5f, 9.5f, 4.0f, -4.0f, 88.0f, -88.0f, 1e-40f, -1e-40f};
-  const auto check = [&](auto op) {
-    using Op = decltype(op);
-    ForEachTarget([&](int64_t target) {
-      std::vector<float> got(in.size());
-      op(TensorView<const float, Strided<1>>(in.data(), {in.size()}),
-         TensorView<float, Strided<1>>(got.data(), {in.size()}));
-      for (size_t i = 0; i < in.size(); ++i) {
-        const auto want = static_cast<float>(RefUnary(Op::kKindOf, in[i], op.template ParamsFor<float>()));
-        // Only the exact values: zeros, +-1, infinities and NaN.
-        const bool exact_value = std::isnan(want) || std::isinf(want) || want == 0.0f ||
-                                 std::fabs(want) == 1.0f;
-        // A flushed denormal input is +-0 on its way in (armv7).
-        if (!exact_value || (FlushesDenormals(target) && std::fabs(in[i]) < 1e-38f)) continue;
-        INFO(UnaryName(Op::kKindOf) << (Op::kAccuracyOf == kFast ? " fast" : "") << " x = "
-                                    << in[i] << ": got " << std::setprecision(9) << got[i]
-                                    << ", want " << want);
-        const bool same =
-            std::isnan(want) ? std::isnan(got[i]) : std::memcmp(&got[i], &want, 4) == 0;
-        CHECK(same);
-      }
-    });
-  };
-  check(Unary<K::kExp, kFast>{});
-  check(Unary<K::kTanh, kFast>{});
-  check(Unary<K::kErf, kFast>{});
-  check(Unary<K::kSigmoid, kFast>{});
-  check(Unary<K::kSilu, kFast>{});
-  check(Unary<K::kGelu, kFast>{});
-  check(Unary<K::kExp>{});
-  check(Unary<K::kTanh>{});
-  check(Unary<K::kErf>{});
-  check(Unary<K::kSigmoid>{});
-  check(Unary<K::kSilu>{});
-  check(Unary<K::kGelu>{});
-  check(Unary<K::kGeluTanh>{});
-  check(Unary<K::kElu>{});
-  check(Unary<K::kSoftplus>{});
+// exactly +-1 from their clamps on) exactly as the formulas give them, as in
+// the accurate tier (whose kinds are checked where their tests instantiate
+// them, unary_math_test.cpp and unary_activation_test.cpp).
+TEST_CASE("Unary fast tier: special values exact", "[unary]") {
+  CheckExactSpecialValues(Unary<K::kExp, kFast>{});
+  CheckExactSpecialValues(Unary<K::kTanh, kFast>{});
+  CheckExactSpecialValues(Unary<K::kErf, kFast>{});
+  CheckExactSpecialValues(Unary<K::kSigmoid, kFast>{});
+  CheckExactSpecialValues(Unary<K::kSilu, kFast>{});
+  CheckExactSpecialValues(Unary<K::kGelu, kFast>{});
 }
 
 TEST_CASE("Unary fast tier: views, in place and float16/bfloat16 storage", "[unary]") {

@@ -14,6 +14,7 @@ TEST_CASE("Unary Exp: <= 1 ULP, Inf/0 at the ends, denormal results", "[unary]")
   CheckStorage<hwy::float16_t>(Unary<K::kExp>{}, -20.0f, 12.0f);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kExp>{}, -100.0f, 88.0f);
   CheckViews(Unary<K::kExp>{});
+  CheckExactSpecialValues(Unary<K::kExp>{});
 }
 
 TEST_CASE("Unary Log: <= 1 ULP; log(0) = -Inf, log(<0) = NaN", "[unary]") {
@@ -24,10 +25,12 @@ TEST_CASE("Unary Log: <= 1 ULP; log(0) = -Inf, log(<0) = NaN", "[unary]") {
 TEST_CASE("Unary Tanh: <= 1.4 ULP", "[unary]") {
   CheckFloatAccuracy(Unary<K::kTanh>{}, 1.4);
   CheckStorage<hwy::float16_t>(Unary<K::kTanh>{}, -5.0f, 5.0f);
+  CheckExactSpecialValues(Unary<K::kTanh>{});
 }
 
 TEST_CASE("Unary Erf: <= 1.0 ULP", "[unary]") {
   CheckFloatAccuracy(Unary<K::kErf>{}, 1.0);
+  CheckExactSpecialValues(Unary<K::kErf>{});
 }
 
 TEST_CASE("Unary Sin and Cos: <= 2 ULP on |x| <= 1e4, bounded beyond", "[unary]") {

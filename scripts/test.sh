@@ -95,9 +95,16 @@ runnable_targets() {
     sed -n 's/.*runnable targets: \([^(]*(default: [^)]*)\).*/\1/p'
 }
 
-# The emulated CPUs (qemu's -cpu) and what Highway runs on each. The SVE
-# CPUs run NEON as well, the same code at the same vector length as the
-# Cortex-A72: their runs leave it to the A72's.
+# The emulated CPUs (qemu's -cpu) and what Highway runs on each. Every
+# (instruction set, vector length) pair runs once, and the sizeless SVE code
+# at every length:
+#   SVE 128 bits: SVE2_128 (SVE2 known to be 128 bits) and SVE
+#   SVE 256 bits: SVE_256 (SVE known to be 256 bits) and SVE2
+#   SVE 512 bits: SVE2 and SVE
+#   Cortex-A72:   NEON
+# The SVE CPUs would run NEON too (the A72's code at the A72's length), SVE2
+# at 128 bits (SVE2_128's instructions at its length) and SVE at 256 (SVE_256's);
+# TENSOROPS_TEST_SKIP_TARGETS leaves those to the runs named.
 arm_cpus="max,sve-default-vector-length=16 max,sve-default-vector-length=32
   max,sve-default-vector-length=64 cortex-a72"
 
@@ -114,6 +121,8 @@ aarch64() {
   for cpu in $arm_cpus; do
     export TENSOROPS_QEMU_CPU="$cpu"
     case $cpu in
+      *length=16) export TENSOROPS_TEST_SKIP_TARGETS="NEON SVE2" ;;
+      *length=32) export TENSOROPS_TEST_SKIP_TARGETS="NEON SVE" ;;
       max*) export TENSOROPS_TEST_SKIP_TARGETS=NEON ;;
       *) unset TENSOROPS_TEST_SKIP_TARGETS ;;
     esac

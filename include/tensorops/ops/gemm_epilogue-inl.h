@@ -50,9 +50,12 @@ HWY_INLINE hn::Vec<D> ApplyGemmStage(D d, hn::Vec<D> x,
   return ApplyUnary<kKind, kAccuracy>(d, x, s.params);
 }
 
+// (An empty Epilogue leaves the position unused.)
 template <class D, class States, size_t... kI>
-HWY_INLINE hn::Vec<D> ApplyGemmStages(D d, hn::Vec<D> x, const States& states, size_t row,
-                                      size_t col, size_t count, std::index_sequence<kI...>) {
+HWY_INLINE hn::Vec<D> ApplyGemmStages([[maybe_unused]] D d, hn::Vec<D> x,
+                                      [[maybe_unused]] const States& states,
+                                      [[maybe_unused]] size_t row, [[maybe_unused]] size_t col,
+                                      [[maybe_unused]] size_t count, std::index_sequence<kI...>) {
   ((x = ApplyGemmStage(d, x, std::get<kI>(states), row, col, count)), ...);
   return x;
 }

@@ -59,8 +59,8 @@ HWY_INLINE hn::Vec<D> Div(D d, hn::Vec<D> a, hn::Vec<D> b) {
 
 // a / b for the fast tier (Accuracy::kFast), whose bounds take about 1 ULP
 // here: hn::Div, which on armv7 is Highway's reciprocal estimate and Newton
-// steps rather than Div's lane-by-lane VFP division (four times as fast
-// there, and not always exactly 1 for a == b).
+// steps (vector operations, where Div divides lane by lane on the VFP unit;
+// about 1 ULP, and not always exactly 1 for a == b).
 inline constexpr bool kDivFastIsIeee = !(HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON);
 
 template <class D>

@@ -291,6 +291,8 @@ def main():
     saturation_clamp("fast tanh", mp.tanh, p, q, 9.0, 9.2)
     p, q = fit_rational("fast erf", mp.erf, 3.93, 4, 5)
     saturation_clamp("fast erf", mp.erf, p, q, 3.86, 3.99)
+    p, q = fit_rational("fast GELU's erf", mp.erf, 3.93, 5, 5)
+    saturation_clamp("fast GELU's erf", mp.erf, p, q, 3.86, 3.99)
 
 
 if __name__ == "__main__":

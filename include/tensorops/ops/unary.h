@@ -98,21 +98,6 @@ constexpr const char* UnaryName(UnaryKind kind) {
 // The accuracy tier of a Unary (see the table above).
 enum class Accuracy { kAccurate, kFast };
 
-// Whether a kind has a fast form (Accuracy::kFast).
-constexpr bool HasFastForm(UnaryKind kind) {
-  switch (kind) {
-    case UnaryKind::kExp:
-    case UnaryKind::kTanh:
-    case UnaryKind::kErf:
-    case UnaryKind::kSigmoid:
-    case UnaryKind::kSilu:
-    case UnaryKind::kGelu:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The fast tier's stated error for a kind (the table above): at most max_ulp
 // ULP for x >= relative_from, and at most max_abs absolute below it, measured
 // over all floats (tools/ulp_sweep --fast) on every target. The tests hold
@@ -134,6 +119,9 @@ constexpr FastBound FastTierBound(UnaryKind kind) {
     default: return {};
   }
 }
+
+// Whether a kind has a fast form (Accuracy::kFast): those with a stated bound.
+constexpr bool HasFastForm(UnaryKind kind) { return FastTierBound(kind).max_ulp > 0; }
 
 // The values a kind's formula uses; the kernel sees them as one struct.
 struct UnaryParams {
@@ -199,8 +187,6 @@ struct UnaryStageState {
 
 template <UnaryKind kKind, Accuracy kAccuracy = Accuracy::kAccurate>
 struct Unary {
-  static constexpr UnaryKind kKindOf = kKind;
-  static constexpr Accuracy kAccuracyOf = kAccuracy;
   static_assert(kAccuracy == Accuracy::kAccurate || HasFastForm(kKind),
                 "Unary: this kind has no fast form (Accuracy::kFast applies to the kinds "
                 "in unary.h's table)");

@@ -321,18 +321,12 @@ HWY_INLINE hn::Vec<D> ExpFastNormal(D d, hn::Vec<D> x) {
     }
     return c;
   }();
-  constexpr float kS = static_cast<float>(kSign);
   const hn::RebindToSigned<D> di;
   const auto shifter = hn::Set(d, 12582912.0f);  // see RoundToLn2Multiple
-  const auto biased = hn::MulAdd(x, hn::Set(d, kS * 1.44269504f), shifter);
-  const auto k = hn::Sub(biased, shifter);
-  hn::Vec<D> t;
-  if constexpr (kOneStep && HWY_NATIVE_FMA) {
-    t = hn::MulAdd(k, hn::Set(d, -kS * 0.693147182f), x);
-  } else {  // k ln2_hi exact (see ReduceByLn2Multiple)
-    t = hn::MulAdd(k, hn::Set(d, -kS * 0.693359375f), x);
-    t = hn::MulAdd(k, hn::Set(d, kS * 2.12194440e-4f), t);
-  }
+  const auto biased = hn::MulAdd(x, hn::Set(d, static_cast<float>(kSign) * 1.44269504f), shifter);
+  // kSign k, exactly, in as many steps as k itself.
+  const auto signed_k = kSign > 0 ? hn::Sub(biased, shifter) : hn::Sub(shifter, biased);
+  const auto t = ReduceByLn2Multiple</*kScaleLog2=*/0, kOneStep>(d, x, signed_k);
   return ScaleByPow2Normal(d, Polynomial(d, t, kCoefficients), hn::BitCast(di, biased));
 }
 

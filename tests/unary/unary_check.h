@@ -58,18 +58,12 @@ UnaryParams ParamsOf(const Unary<kKind, kAccuracy>& op) {
   return op.template ParamsFor<T>();
 }
 
-// Where a bound is absolute: below x = below, an error up to abs (the fast
-// tier's tails, see unary.h).
-struct AbsoluteTail {
-  double below = -INFINITY;
-  double abs = 0;
-};
-
 // Every value of `in` within max_ulp (or abs_tol) of the reference, on every
-// target; values in `tail` within its absolute bound instead.
+// target; values below tail.relative_from within tail.max_abs instead (the
+// fast tier's absolute tails, FastTierBound).
 template <UnaryKind kKind, Accuracy kAccuracy>
 void CheckFloatAccuracyOf(const Unary<kKind, kAccuracy>& op, const std::vector<float>& in,
-                          double max_ulp, double abs_tol, AbsoluteTail tail = {}) {
+                          double max_ulp, double abs_tol, FastBound tail = {}) {
   const size_t n = in.size();
   TensorView<const float, Strided<1>> src(in.data(), {n});
   const auto ref = [&](double x) { return RefUnary(kKind, x, ParamsOf(op)); };
@@ -79,10 +73,10 @@ void CheckFloatAccuracyOf(const Unary<kKind, kAccuracy>& op, const std::vector<f
     size_t failures = 0;
     for (size_t i = 0; i < n; ++i) {
       const double want = ref(in[i]);
-      if (in[i] < tail.below) {
-        if (!(std::fabs(out[i] - want) <= tail.abs) && failures++ < 5) {
+      if (in[i] < tail.relative_from) {
+        if (!(std::fabs(out[i] - want) <= tail.max_abs) && failures++ < 5) {
           FAIL_CHECK("x = " << in[i] << " got " << out[i] << " want " << want
-                            << ": absolute error above " << tail.abs);
+                            << ": absolute error above " << tail.max_abs);
         }
         continue;
       }
@@ -108,7 +102,7 @@ void CheckFloatAccuracyOf(const Unary<kKind, kAccuracy>& op, const std::vector<f
 template <UnaryKind kKind, Accuracy kAccuracy>
 void CheckFloatAccuracy(const Unary<kKind, kAccuracy>& op, double max_ulp,
                         double max_abs = INFINITY, double abs_tol = 0, uint32_t stride = 65521,
-                        AbsoluteTail tail = {}) {
+                        FastBound tail = {}) {
   INFO(UnaryName(kKind) << ", bound " << max_ulp << " ULP");
   std::vector<float> in = SweepValues(stride, max_abs);
   for (const bool shuffled : {false, true}) {

@@ -90,21 +90,22 @@ HWY_INLINE hn::Vec<D> ClampKeepingNaN(D d, hn::Vec<D> x, float lo, float hi) {
 }
 
 // x P(x^2) / Q(x^2) with x clamped to [-c, c], by Horner's scheme and one
-// DivFast: the fast tier's odd functions that saturate at +-1 (tanh, erf),
-// each fitted as one rational in x^2 on [0, c] (tools/fit_math.py), c chosen
-// where the rational evaluates to exactly 1 with and without fused
-// multiply-add, so that +-Inf give +-1. That takes a correctly rounded
-// quotient; where DivFast is not (armv7), lanes at the clamp take +-1 outright.
+// DivFast: the fast tier's odd functions that saturate at +-limit (tanh, erf:
+// 1; GELU's erf / 2: 1/2), each fitted as one rational in x^2 on [0, c]
+// (tools/fit_math.py), c chosen where the rational evaluates to exactly
+// limit with and without fused multiply-add, so that +-Inf give +-limit. That
+// takes a correctly rounded quotient; where DivFast is not (armv7), lanes at
+// the clamp take +-limit outright.
 template <class D, size_t NP, size_t NQ>
 HWY_INLINE hn::Vec<D> SaturatingOddRational(D d, hn::Vec<D> x, float c, const float (&p)[NP],
-                                            const float (&q)[NQ]) {
+                                            const float (&q)[NQ], float limit = 1.0f) {
   const auto xc = ClampKeepingNaN(d, x, -c, c);
   const auto s = hn::Mul(xc, xc);
   const auto r = DivFast(d, hn::Mul(xc, Polynomial(d, s, p)), Polynomial(d, s, q));
   if constexpr (kDivFastIsIeee) {
     return r;
   } else {
-    return hn::IfThenElse(hn::Ge(hn::Abs(x), hn::Set(d, c)), hn::CopySign(hn::Set(d, 1.0f), x), r);
+    return hn::IfThenElse(hn::Ge(hn::Abs(x), hn::Set(d, c)), hn::CopySign(hn::Set(d, limit), x), r);
   }
 }
 

@@ -57,9 +57,8 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
 // Copies n bytes: short rows with full vectors and one partial tail, long
 // ones with the C library's memcpy, which aligns its stores to the
 // destination's cache lines (a vector loop from a buffer 16 bytes off a line
-// splits every store in two) and is tuned per CPU: ShuffleLayer's 3 KiB
-// planes copied 6% faster. Below 1 KiB the call costs more than it saves
-// (gathering rows of 256 bytes: 5-15% slower through memcpy).
+// splits every store in two) and is tuned per CPU. Below 1 KiB the call
+// costs more than it saves.
 inline constexpr size_t kMemcpyMinBytes = 1024;
 
 HWY_INLINE void CopyBytesRow(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to,

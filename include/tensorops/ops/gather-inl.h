@@ -54,8 +54,8 @@ HWY_INLINE size_t PrefetchLines(size_t slice_bytes) {
 // the negative wrap is applied, whatever the policy: the address is formed as
 // an integer and never dereferenced (a prefetch cannot fault), so an index
 // the policy will clamp or zero costs a useless prefetch and nothing else.
-// The switch falls through (one predictable jump); a loop over the lines
-// measured 12-15% slower for 256-byte rows.
+// The switch falls through: one predictable jump, where a loop over the
+// lines would branch once per line.
 template <class Index>
 HWY_INLINE void PrefetchSlice(const uint8_t* data, Index k, int64_t axis_size,
                               size_t axis_stride, size_t lines) {

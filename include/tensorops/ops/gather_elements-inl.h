@@ -99,8 +99,8 @@ HWY_INLINE hn::Vec<DI> ScaleIndices(DI di, hn::Vec<DI> k, ptrdiff_t step) {
 
 // k < 0 ? k + s : k for k in [-s, s). For 32-bit lanes this is the unsigned
 // minimum of k and k + s (a negative k is huge as unsigned, and k + s < 2^32):
-// two vector operations and no mask register, 2-3% faster than compare and
-// select with int32 indices in Simd's 64x256x64 form.
+// two vector operations and no mask register, where compare and select
+// needs a mask.
 template <class DI>
 HWY_INLINE hn::Vec<DI> WrapNegative(DI di, hn::Vec<DI> k, hn::Vec<DI> s) {
   if constexpr (sizeof(hn::TFromD<DI>) == 4) {

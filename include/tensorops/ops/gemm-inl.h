@@ -85,8 +85,8 @@ HWY_INLINE const T* ElementAt(const T* base, size_t offset_bytes) {
 }
 
 // Float rows of A are packed by square tiles transposed in registers: a
-// scalar scatter into the panel costs ~1.4 cycles per element, which was 9%
-// of a 256^3 SGEMM. Tiles of 8 where the panel has 8 rows, else 4.
+// scalar scatter into the panel costs ~1.4 cycles per element. Tiles of 8
+// where the panel has 8 rows, else 4.
 inline constexpr size_t kPackTile = kGemmRows >= 8 ? 8 : 4;
 
 // Packs rows [i0, i0 + rows) x depths [p0, p0 + depth) of op(A) into panels
@@ -285,11 +285,9 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 // accumulators that stay in L1. The arithmetic is the micro-kernel's (per
 // KC block: FMAs in k order from zero, then alpha * sum + beta * C), so the
 // results are the same bits as the packed path.
-// Measured (1024 x 1024 B, AVX3_DL): M = 1 0.90x -> 0.94-0.97x oneDNN once B's rows
-// were loaded in one loop body; M = 4 from the micro-kernel's strided walk
-// (109 us) to 86 us. Eight B rows per pass instead of four: 10% slower (eight
-// streams). Four rows of A need 16 broadcasts + 4 rows of B + a sum: 21
-// vector registers, so targets with 16 stop at two.
+// Four rows of B per pass: eight would open more read streams than the
+// prefetcher follows. Four rows of A need 16 broadcasts + 4 rows of B + a
+// sum: 21 vector registers, so targets with 16 stop at two.
 inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? 4 : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
@@ -516,12 +514,12 @@ struct GemmLoops {
     }
   }
   // Float A with contiguous rows is read where it is when one MC x KC block
-  // of it spans no more memory than its packed copy would (half of L2):
-  // packing it cost 3-4% of a 256^3 SGEMM. A block whose rows are far apart
-  // stays packed: at 1024^3 the rows are 4 KiB apart, so a block's lines fall
-  // into a sixteenth of L2's sets and evict each other (5% slower in place).
-  // Only with packed B: next to B read in place (small M, where packing A
-  // costs next to nothing) eight rows of A 4 KiB apart were 5% slower too.
+  // of it spans no more memory than its packed copy would (half of L2),
+  // which saves the packing. A block whose rows are far apart stays packed:
+  // at 1024^3 the rows are 4 KiB apart, so a block's lines fall into a
+  // sixteenth of L2's sets and evict each other. Only with packed B: next to
+  // B read in place (small M, where packing A costs next to nothing) rows of
+  // A 4 KiB apart conflict the same way.
   static bool ReadsAInPlace(const Job& job, size_t mc, size_t kc) {
     if (!hwy::IsSame<TA, float>() || job.a_stride[1] != sizeof(float) ||
         job.a_stride[0] % sizeof(float) != 0 || mc == 0) {

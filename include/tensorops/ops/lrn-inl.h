@@ -31,7 +31,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // two and a division, for 4-5 more multiply-adds, and more accurate (0.75:
 // 2.7 ULP rather than 3.8 over b in [1, 16)). Which is faster depends on
 // what else keeps the multiply-add pipes busy, so each kernel states its
-// choice, measured (Zen 4, 1x64x56x56). Vectors with some b that is not a
+// choice. Vectors with some b that is not a
 // positive normal float (bias <= 0, overflow, NaN) take the divider form:
 // it gives IEEE's Inf and NaN. Other betas: exp(-beta log b).
 template <LrnPower kPower, bool kEstimate, class D, class Job>
@@ -66,8 +66,7 @@ HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
 // subtracting the leaving one): a subtraction cancels when channels of very
 // different magnitude sit side by side, and the error then grows to
 // thousands of ULP. The power keeps the divider form (LrnFactor): the
-// window's multiply-adds already load those pipes (with the estimate: AVX2
-// 6% slower, AVX-512 the same).
+// window's multiply-adds already load the pipes the estimate would need.
 inline constexpr size_t kLrnColumnBlock = 512;
 
 template <class T, LrnPower kPower, class Job>
@@ -145,8 +144,7 @@ HWY_INLINE void LrnFillSquares(const T* x, const Job& job, float* HWY_RESTRICT r
 
 // NHWC: the window of channel c + l is row[c + l + i], i in [0, size). The
 // sums are additions of stored squares, which leave the multiply-add pipes
-// to the power's estimate (LrnFactor; 1x64x56x56: AVX-512 7-10% faster,
-// AVX2 12%).
+// to the power's estimate (LrnFactor).
 template <class T, LrnPower kPower, class Job>
 HWY_INLINE void LrnWindowSums(const T* x, T* y, const Job& job, const float* HWY_RESTRICT row) {
   const hn::ScalableTag<float> d;

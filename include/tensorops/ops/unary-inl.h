@@ -154,14 +154,11 @@ HWY_INLINE void UnaryRow(const T* src, T* dst, size_t count,
     const UnaryFloatTag<kKind, kAccuracy> df;
     const size_t lanes = hn::Lanes(df);
     size_t i = 0;
-    // Two vectors per step: both loads issue before either computation, and
-    // on 1M floats (beyond L2) that overlaps the memory stream with the
-    // arithmetic better: tanh, erf, sigmoid 10-14% faster (bench/ab.py);
-    // four per step measured the same as two. The source is also prefetched
-    // 4 KiB ahead: for the kinds whose arithmetic takes about as long as the
-    // memory stream (tanh, log, sigmoid, SiLU) the hardware prefetcher alone
-    // left the loads waiting on L3, 8-9% slower on 1M floats (2 and 8 KiB
-    // ahead measured within 2% of 4 KiB).
+    // Two vectors per step: both loads issue before either computation,
+    // which overlaps the memory stream with the arithmetic on rows beyond L2.
+    // The source is prefetched 4 KiB ahead: for the kinds whose arithmetic
+    // takes about as long as the memory stream (tanh, log, sigmoid, SiLU),
+    // the hardware prefetcher alone leaves the loads waiting on L3.
     constexpr size_t kPrefetchAhead = 4096 / sizeof(T);
     for (; i + 2 * lanes <= count; i += 2 * lanes) {
       if (i + kPrefetchAhead < count) hwy::Prefetch(src + i + kPrefetchAhead);

@@ -6,7 +6,8 @@
 //   Erf        0.88 / 0.94 ULP                            +-0 kept, +-Inf -> +-1
 //   Gelu       1.67 / 1.60 ULP (the left tail to its      -Inf -> -0, +Inf -> +Inf
 //              denormal results, relative)
-// The fast tier (Accuracy::kFast), every float (AVX3_DL / no FMA / armv7):
+// The fast tier (Accuracy::kFast), AVX3_DL over every float / no FMA / armv7
+// under qemu, the last two sampled (docs/accuracy.md says how densely):
 //   ErfFast    9.79 / 10.7 / 11.1 ULP                     as Erf
 //   GeluFast   4.83 / 5.28 / 6.47 ULP from x = -1;        as Gelu
 //              below, 8.95e-7 / 1.08e-6 / 1.08e-6 absolute

@@ -6,7 +6,8 @@
 //   Sigmoid    1.97 / 1.87 ULP (denormal results kept)    -Inf -> 0, +Inf -> 1
 //   Silu       1.51 / 1.57 ULP (denormal results kept)    -Inf -> -0, +-0 kept
 //   GeluTanh   1.12 / 1.55 ULP                            -Inf -> -0, +Inf -> +Inf
-// The fast tier (Accuracy::kFast), every float (AVX3_DL / no FMA / armv7):
+// The fast tier (Accuracy::kFast), AVX3_DL over every float / no FMA / armv7
+// under qemu, the last two sampled (docs/accuracy.md says how densely):
 //   TanhFast     5.63 / 5.57 / 6.57 ULP                   as Tanh
 //   SigmoidFast  6.16 / 3.38 / 3.86 ULP                   as Sigmoid
 //   SiluFast     6.46 / 3.45 / 4.45 ULP                   as Silu

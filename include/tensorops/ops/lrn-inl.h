@@ -31,9 +31,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // two and a division, for 4-5 more multiply-adds, and more accurate (0.75:
 // 2.7 ULP rather than 3.8 over b in [1, 16)). Which is faster depends on
 // what else keeps the multiply-add pipes busy, so each kernel states its
-// choice. Vectors with some b that is not a
-// positive normal float (bias <= 0, overflow, NaN) take the divider form:
-// it gives IEEE's Inf and NaN. Other betas: exp(-beta log b).
+// choice. Vectors with some b that is not a positive normal float (bias <= 0,
+// overflow, NaN) take the divider form: it gives IEEE's Inf and NaN. Other
+// betas: exp(-beta log b).
 template <LrnPower kPower, bool kEstimate, class D, class Job>
 HWY_INLINE hn::Vec<D> LrnFactor(D d, hn::Vec<D> sum, const Job& job) {
   const auto base = hn::MulAdd(sum, hn::Set(d, job.scale), hn::Set(d, job.bias));

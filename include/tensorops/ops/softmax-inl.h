@@ -98,8 +98,7 @@ HWY_INLINE hn::Vec<D> LoadPart(D d, const T* p, size_t rest, hn::Vec<D> fill) {
 
 // The max of a row of n elements as a vector of lanes to reduce. Four
 // accumulators: with one, each Max would wait for the previous one's result.
-// NaN may be lost here;
-// it still reaches every output through the sum of exps.
+// NaN may be lost here; it still reaches every output through the sum of exps.
 template <class T, class D>
 HWY_INLINE hn::Vec<D> RowMax(D d, const T* x, size_t n) {
   const size_t lanes = hn::Lanes(d);

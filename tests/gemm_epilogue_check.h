@@ -137,9 +137,7 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
         err += 2 * kU * std::abs(r);
       }
       if (kHasAct) {
-        // The activation's own error: 4 ULP, or the fast tier's stated bound.
-        constexpr FastBound kActBound =
-            kAccuracy == Accuracy::kFast ? FastTierBound(kAct) : FastBound{4.0};
+        constexpr FastBound kActBound = TierTestBound(kAct, kAccuracy);
         const double x = r;
         r = RefUnary(kAct, r, params);
         err = 1.5 * err + (x < kActBound.relative_from ? kActBound.max_abs

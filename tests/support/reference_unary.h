@@ -83,6 +83,20 @@ inline double UlpError(double got, double want, int mantissa_bits = 23,
   return std::fabs(got - want) / FloatSpacing(want, mantissa_bits, min_exponent);
 }
 
+// The error a test allows one activation of a tier where it is not the subject
+// of the test (views, the GEMM epilogue): 4 ULP for the accurate tier, whose
+// own bounds the sweeps test, and the stated FastTierBound for the fast one.
+constexpr FastBound TierTestBound(UnaryKind kind, Accuracy accuracy) {
+  return accuracy == Accuracy::kFast ? FastTierBound(kind) : FastBound{4.0};
+}
+
+// The error of `got` against `want` for input x under a FastBound: absolute
+// below relative_from, in ULP from there on.
+inline bool WithinBound(const FastBound& bound, double got, double want, double x) {
+  return x < bound.relative_from ? std::fabs(got - want) <= bound.max_abs
+                                 : UlpError(got, want) <= bound.max_ulp;
+}
+
 // x as a target that flushes denormals (FlushesDenormals) reads it.
 inline double FlushDenormal(double x, int min_exponent = -126) {
   return std::fabs(x) < std::ldexp(1.0, min_exponent) ? std::copysign(0.0, x) : x;

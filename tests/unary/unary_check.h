@@ -184,13 +184,9 @@ void CheckExactSpecialValues(const Unary<kKind, kAccuracy>& op) {
 template <UnaryKind kKind, Accuracy kAccuracy>
 void CheckViews(const Unary<kKind, kAccuracy>& op) {
   INFO(UnaryName(kKind) << " views");
-  // The bound of the op's tier: 4 ULP for the accurate one (the kinds' own
-  // are tested by the sweeps), FastTierBound for the fast one.
-  constexpr FastBound kBound = kAccuracy == Accuracy::kFast ? FastTierBound(kKind)
-                                                            : FastBound{4.0};
+  constexpr FastBound kBound = TierTestBound(kKind, kAccuracy);
   const auto close = [&](double got, double want, float x) {
-    return x < kBound.relative_from ? std::fabs(got - want) <= kBound.max_abs
-                                    : UlpError(got, want) <= kBound.max_ulp;
+    return WithinBound(kBound, got, want, x);
   };
   Rng rng(11);
   TestTensor<float, Nchw> src({2, 3, 5, 37}, {0, 1, 2, 3});

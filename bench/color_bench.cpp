@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "bench_util.h"
 #include "peers.h"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 namespace tensorops::bench {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <hwy/aligned_allocator.h>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "peers.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "bench_util.h"
 #include "peers.h"

@@ -23,4 +23,6 @@ write_basic_package_version_file(
 install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/tensoropsConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/tensoropsConfigVersion.cmake
+  ${CMAKE_CURRENT_SOURCE_DIR}/cmake/TensoropsKernels.cmake
+  ${CMAKE_CURRENT_SOURCE_DIR}/cmake/TensoropsKernelsGenerate.cmake
   DESTINATION ${TENSOROPS_CMAKE_DIR})

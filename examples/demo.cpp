@@ -23,7 +23,12 @@
 //
 // The frame is generated, not downloaded, so every run computes the same
 // thing; the end checks each stage against a scalar evaluation.
-#include <tensorops/tensorops.h>
+//
+// Built as users with more than one calling file build: this file sees only
+// the light API, and CMake's tensorops_add_kernels compiles the kernels it
+// calls (docs/targets.md, "Build time"). A one-file program can include
+// <tensorops/tensorops.h> instead and needs nothing else.
+#include <tensorops/api.h>
 
 #include <algorithm>
 #include <chrono>

@@ -15,7 +15,8 @@ fence, invisible on GitHub):
                          left out; the reason is printed, so that each
                          exception is visible in the test's output.
 `#include` lines of any block move to the top of the TU. Every block sees
-<tensorops/tensorops.h>, `namespace tops = tensorops;` and the standard
+<tensorops/api.h> (the kernels come from the project's kernel library),
+`namespace tops = tensorops;` and the standard
 headers <cmath>, <cstdint>, <cstdio>, <cstdlib>, <span> and <vector>. The TU's main runs the blocks in order and
 fails if a program returns non-zero or anything throws.
 """
@@ -60,6 +61,10 @@ def main():
         body = []
         for c in code:
             if c.startswith("#include"):
+                # The umbrella's kernels come from the project's kernel
+                # library here: the block is compiled on the light API.
+                if c.strip() == "#include <tensorops/tensorops.h>":
+                    c = "#include <tensorops/api.h>"
                 if c not in includes:
                     includes.append(c)
                 body.append("")  # keeps the #line numbering
@@ -85,7 +90,7 @@ def main():
         out.write("#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
                   "#include <span>\n#include <vector>\n")
         out.write("\n".join(includes) + "\n")
-        out.write("#include <tensorops/tensorops.h>\nnamespace tops = tensorops;\n\n")
+        out.write("#include <tensorops/api.h>\nnamespace tops = tensorops;\n\n")
         out.write("[[maybe_unused]] static void Check(bool ok, const char* where) {\n"
                   "  if (!ok) { std::fprintf(stderr, \"%s: returned non-zero\\n\", where); "
                   "std::exit(1); }\n}\n\n")

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #ifdef TENSOROPS_TEST_OPENCV
 #include <opencv2/imgproc.hpp>

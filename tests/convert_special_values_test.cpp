@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/reference_convert.h"

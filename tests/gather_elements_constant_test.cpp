@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/random.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/expect_error.h"

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/expect_error.h"

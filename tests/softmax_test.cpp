@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/expect_error.h"

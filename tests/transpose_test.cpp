@@ -8,7 +8,7 @@
 #include <numeric>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/expect_error.h"

@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/reference_unary.h"
 #ifdef TENSOROPS_ULP_SWEEP_PEERS

@@ -31,6 +31,14 @@ namespace detail {
 template <class Op, int64_t kTargets = HWY_TARGETS>
 void RunKernel(const Op& op, const typename Op::Job& job);
 
+// Whether Op's kernel compiles to different code for AVX3_DL than for AVX3.
+// Where it does not, AVX3_DL CPUs run the AVX3 copy and the kernel is compiled
+// once for both (see row-inl.h). A kernel whose Highway ops or own code use
+// AVX3_DL's extra instructions (VBMI byte permutes, VNNI dot products) sets
+// this next to its declaration; otherwise AVX3_DL CPUs would run it without them.
+template <class Op>
+inline constexpr bool kHasOwnAvx3DlCode = false;
+
 // A kernel that reports the target it was compiled for: proves which table
 // entry the dispatcher really calls.
 struct TargetProbe {
@@ -38,6 +46,8 @@ struct TargetProbe {
     int64_t* target;
   };
 };
+template <>
+inline constexpr bool kHasOwnAvx3DlCode<TargetProbe> = true;
 
 // The target the dispatcher picks when the CPU supports `supported`: the best
 // compiled one, else the fallback (last table entry).
@@ -191,6 +201,15 @@ class ScopedTarget {
 //   TENSOROPS_INSTANTIATE(tensorops::ConvertKernel<float, hwy::float16_t>)
 #define TENSOROPS_INSTANTIATE(...)                                    \
   template void ::tensorops::detail::RunKernel<__VA_ARGS__, HWY_TARGETS>( \
+      const __VA_ARGS__&, const typename __VA_ARGS__::Job&)
+
+// The same, split by target: a TU that includes <tensorops/kernel_table.h>
+// lists the kernels with TENSOROPS_INSTANTIATE (their dispatch tables only),
+// and one TU per target compiles their code, each after
+// <tensorops/kernel_target.h>, with this macro. The CMake function
+// tensorops_add_kernels writes these files (docs/targets.md, "Build time").
+#define TENSOROPS_INSTANTIATE_ON_TARGET(...)                        \
+  template void ::tensorops::HWY_NAMESPACE::RunOn<__VA_ARGS__>( \
       const __VA_ARGS__&, const typename __VA_ARGS__::Job&)
 
 #endif  // TENSOROPS_DISPATCH_H_

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "onnx/runners.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <span>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "onnx/runners.h"
 

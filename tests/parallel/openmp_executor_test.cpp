@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <tensorops/parallel/openmp_executor.h>
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "parallel/parallel_support.h"
 #include "support/catch.h"

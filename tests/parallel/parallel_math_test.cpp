@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "parallel/parallel_support.h"
 #include "support/catch.h"

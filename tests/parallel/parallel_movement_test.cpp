@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "parallel/parallel_support.h"
 #include "support/catch.h"

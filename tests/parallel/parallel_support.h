@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/targets.h"

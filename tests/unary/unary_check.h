@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include <tensorops/tensorops.h>
+#include <tensorops/api.h>
 
 #include "support/catch.h"
 #include "support/random.h"

@@ -14,6 +14,7 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/dispatch.h"
 #include "tensorops/layout/loop_nest.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -23,9 +24,28 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Each op specialises Impl<Op> with
 //   static void Run(const Op& op, const typename Op::Job& job);
-// and the dispatch table (dispatch_table.h) holds &N_<TARGET>::Impl<Op>::Run.
+// and the dispatch table (dispatch_table.h) holds &N_<TARGET>::RunOn<Op>.
 template <class Op>
 struct Impl;
+
+// The table's entry for Op on this target (declared in entry-inl.h).
+template <class Op>
+void RunOn(const Op& op, const typename Op::Job& job) {
+#if HWY_TARGET == HWY_AVX3_DL && (HWY_TARGETS & HWY_AVX3)
+  // AVX3_DL's table slot holds AVX3's entry for every kernel that does not
+  // declare code of its own (detail::kHasOwnAvx3DlCode, dispatch_table.h), so
+  // the kernel is compiled once for the two; this entry is never called.
+  if constexpr (!detail::kHasOwnAvx3DlCode<Op>) {
+    (void)op;
+    (void)job;
+    HWY_ABORT("tensorops: AVX3_DL entry called for a kernel that runs AVX3's code");
+  } else {
+    Impl<Op>::Run(op, job);
+  }
+#else
+  Impl<Op>::Run(op, job);
+#endif
+}
 
 // Room for one whole vector of T on this target, whatever tag it is loaded
 // with. Not MaxLanes(d): with Highway 1.0.3 on SVE, a float16 tag rebound

@@ -91,6 +91,9 @@ struct ShuffleLayerKernel {
     return slice;
   }
 };
+// Byte interleaves use VBMI on AVX3_DL.
+template <int kType>
+inline constexpr bool detail::kHasOwnAvx3DlCode<ShuffleLayerKernel<uint8_t, kType>> = true;
 
 // The NCHW kernel of ShuffleLayer: a sequence of channel-plane pairs on one
 // side (a source for type 0, a destination for type 1) and two plane

@@ -107,6 +107,9 @@ struct PermuteKernel {
     return slice;
   }
 };
+// Byte permutes use VBMI on AVX3_DL.
+template <>
+inline constexpr bool detail::kHasOwnAvx3DlCode<PermuteKernel<uint8_t>> = true;
 
 namespace detail {
 

@@ -22,10 +22,14 @@
 #   add_executable(camera main.cpp)
 #   target_link_libraries(camera PRIVATE camera_net camera_kernels)
 # CHUNKS (default 4) is the number of groups: more groups, smaller files.
-set(TENSOROPS_KERNELS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/TensoropsKernelsGenerate.cmake)
+# Cache variables, not plain ones: the function is called from other
+# directories (a parent project that vendors tensorops), which do not see
+# this file's directory scope.
+set(TENSOROPS_KERNELS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/TensoropsKernelsGenerate.cmake
+    CACHE INTERNAL "tensorops_add_kernels' generator")
 # The per-target slots: one TU per group and slot; a slot past the build's
 # last Highway target compiles nothing (see tensorops/kernel_target.h).
-set(TENSOROPS_KERNEL_SLOTS 10)
+set(TENSOROPS_KERNEL_SLOTS 10 CACHE INTERNAL "tensorops_add_kernels' files per group")
 
 function(tensorops_add_kernels name)
   cmake_parse_arguments(ARG "" "CHUNKS" "FOR" ${ARGN})

@@ -3,7 +3,8 @@
 #
 # Every kernel a light TU calls is an undefined detail::RunKernel<Kernel, N>;
 # `nm -C` prints it demangled, and the demangled kernel type is valid C++
-# (enumerators print as casts, e.g. (tensorops::UnaryKind)22). Kernels that
+# (enumerators print as casts, e.g. (tensorops::UnaryKind)22; Arm's `half` is
+# respelled). Kernels that
 # some input defines itself (a TU that includes <tensorops/tensorops.h>) are
 # left out.
 
@@ -54,6 +55,20 @@ foreach(line IN LISTS lines)
     endif()
   endif()
 endforeach()
+# Arm's native half type (hwy::float16_t there) demangles as `half`, which is
+# no C++ name; its spelling is __fp16.
+function(respell list_name)
+  set(spelled "")
+  foreach(kernel IN LISTS ${list_name})
+    foreach(pass 1 2)  # twice: two `half` side by side share a separator
+      string(REGEX REPLACE "([<, (])half([>, )&])" "\\1__fp16\\2" kernel "${kernel}")
+    endforeach()
+    list(APPEND spelled "${kernel}")
+  endforeach()
+  set(${list_name} "${spelled}" PARENT_SCOPE)
+endfunction()
+respell(needed)
+respell(defined)
 list(REMOVE_DUPLICATES needed)
 if(defined)
   list(REMOVE_ITEM needed ${defined})
@@ -117,7 +132,10 @@ foreach(chunk RANGE ${last_chunk})
   foreach(kernel IN LISTS kernels_${chunk})
     string(APPEND instantiate "TENSOROPS_INSTANTIATE(${kernel});\n")
   endforeach()
-  set(tables "${banner}// Dispatch tables of group ${chunk}.\n#include <tensorops/kernel_table.h>\n\n${instantiate}")
+  set(tables "${banner}// Dispatch tables of group ${chunk}.\n")
+  if(instantiate)
+    string(APPEND tables "#include <tensorops/kernel_table.h>\n\n${instantiate}")
+  endif()
   write_if_changed("${DIR}/group${chunk}_tables.cpp" "${tables}")
 
   list(REMOVE_DUPLICATES headers_${chunk})

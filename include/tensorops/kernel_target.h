@@ -12,7 +12,9 @@
 #ifndef TENSOROPS_KERNEL_TARGET_H_
 #define TENSOROPS_KERNEL_TARGET_H_
 
-#include "tensorops/api.h"
+// Only Highway's target list first: a slot past the last target then costs
+// next to nothing to compile.
+#include <hwy/detect_targets.h>
 
 #ifndef TENSOROPS_TARGET_SLOT
 #error "tensorops/kernel_target.h: define TENSOROPS_TARGET_SLOT (0, 1, ...) first"
@@ -44,6 +46,7 @@
 
 #if TENSOROPS_SLOT_TARGETS != 0
 #define TENSOROPS_TARGET_SLOT_USED 1
+#include "tensorops/api.h"
 #undef HWY_TARGET
 #define HWY_TARGET (TENSOROPS_SLOT_TARGETS & -(TENSOROPS_SLOT_TARGETS))
 #include <hwy/highway.h>

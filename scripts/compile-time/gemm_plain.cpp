@@ -1,5 +1,11 @@
 // A TU with one plain Gemm call (scripts/compile-time.sh measures it).
+// TENSOROPS_COMPILE_TIME_LIGHT: the calling file of the tensorops_add_kernels
+// route, on the light API (its kernels are compiled in files of their own).
+#ifdef TENSOROPS_COMPILE_TIME_LIGHT
+#include <tensorops/api.h>
+#else
 #include <tensorops/tensorops.h>
+#endif
 
 void Layer(const float* x, const float* w, float* y, size_t m, size_t n, size_t k) {
   namespace tops = tensorops;

@@ -8,8 +8,9 @@
 //   finished sum is stored).
 //
 // An Epilogue after C (gemm_epilogue.h) adds bias, activation and residual
-// stages to the store: C = act(alpha op(A) op(B) + beta C + bias) + residual
-// in one call and one pass over C.
+// stages to the store, applied in the order the caller lists them to
+// alpha op(A) op(B) + beta C, in one call and one pass over C (e.g.
+// Epilogue{Bias(b), Unary<kRelu>{}, Residual(h)}: relu(... + b) + h).
 //
 // As BLAS: beta = 0 never reads C (NaN or garbage there cannot leak), and
 // alpha = 0 or K = 0 never reads A or B (C = beta * C). M, N or K may be 0.

@@ -72,14 +72,19 @@ function(tensorops_add_kernels name)
       list(APPEND outputs ${dir}/group${chunk}_target${slot}.cpp)
     endforeach()
   endforeach()
-  add_custom_command(OUTPUT ${outputs}
+  # The files are byproducts, rewritten only when their text changes; the
+  # stamp is what says the list is up to date.
+  list(LENGTH ARG_FOR count)
+  add_custom_command(OUTPUT ${dir}/listed.stamp
+    BYPRODUCTS ${outputs}
     COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DINPUTS=${dir}/inputs.txt -DDIR=${dir}
             -DCHUNKS=${ARG_CHUNKS} -DSLOTS=${TENSOROPS_KERNEL_SLOTS}
             -P ${TENSOROPS_KERNELS_SCRIPT}
+    COMMAND ${CMAKE_COMMAND} -E touch ${dir}/listed.stamp
     DEPENDS ${inputs} ${TENSOROPS_KERNELS_SCRIPT}
-    COMMENT "tensorops: listing the kernels that ${ARG_FOR} call"
+    COMMENT "tensorops: listing the kernels that ${count} libraries call (${name})"
     VERBATIM)
-  add_library(${name} STATIC ${outputs})
+  add_library(${name} STATIC ${dir}/listed.stamp ${outputs})
   target_link_libraries(${name} PUBLIC tensorops::tensorops)
   add_dependencies(${name} ${ARG_FOR})
 endfunction()

@@ -96,6 +96,8 @@ def print_report(report):
     if scaling:
         print_scaling(scaling)
     ctx = report["context"]
+    if "cpu_model" in ctx:
+        print(f"\nCPU: {ctx['cpu_model']}; tensorops ran on {ctx.get('tensorops_target')}")
     print(f"\n{ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
           f"caches: " + ", ".join(f"L{c['level']} {c['size'] // 1024} KiB" for c in ctx.get("caches", [])))
 

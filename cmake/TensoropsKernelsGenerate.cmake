@@ -4,9 +4,8 @@
 # Every kernel a light TU calls is an undefined detail::RunKernel<Kernel, N>;
 # `nm -C` prints it demangled, and the demangled kernel type is valid C++
 # (enumerators print as casts, e.g. (tensorops::UnaryKind)22; Arm's `half` is
-# respelled). Kernels that
-# some input defines itself (a TU that includes <tensorops/tensorops.h>) are
-# left out.
+# respelled). Kernels that some input defines itself (a TU that includes
+# <tensorops/tensorops.h>) are left out.
 
 # The -inl.h header of each kernel family; a family not listed here gets
 # every kernel header (slower to compile, never wrong).
@@ -75,17 +74,25 @@ if(defined)
 endif()
 list(SORT needed)
 
+# The value a "family=value" list gives the kernel's family (the kernel type
+# up to its template arguments), else `fallback`.
+function(family_value kernel pairs fallback out)
+  string(REGEX REPLACE "<.*" "" family "${kernel}")
+  set(value "${fallback}")
+  foreach(pair IN LISTS ${pairs})
+    if(pair MATCHES "^${family}=(.+)$")
+      set(value "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
 # Groups: consecutive in sorted order (a family stays together), of about
 # equal weight.
 set(total 0)
+set(weights "")
 foreach(kernel IN LISTS needed)
-  string(REGEX REPLACE "<.*" "" family "${kernel}")
-  set(weight 1)
-  foreach(pair IN LISTS family_weights)
-    if(pair MATCHES "^${family}=([0-9]+)$")
-      set(weight ${CMAKE_MATCH_1})
-    endif()
-  endforeach()
+  family_value("${kernel}" family_weights 1 weight)
   list(APPEND weights ${weight})
   math(EXPR total "${total} + ${weight}")
 endforeach()
@@ -103,13 +110,7 @@ foreach(kernel IN LISTS needed)
   math(EXPR before "${before} + ${weight}")
   math(EXPR index "${index} + 1")
   list(APPEND kernels_${chunk} "${kernel}")
-  string(REGEX REPLACE "<.*" "" family "${kernel}")
-  set(header "tensorops/kernels-inl.h")
-  foreach(pair IN LISTS family_headers)
-    if(pair MATCHES "^${family}=(.+)$")
-      set(header ${CMAKE_MATCH_1})
-    endif()
-  endforeach()
+  family_value("${kernel}" family_headers tensorops/kernels-inl.h header)
   list(APPEND headers_${chunk} ${header})
 endforeach()
 

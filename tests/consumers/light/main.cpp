@@ -1,25 +1,13 @@
 // A program of several calling files on the light API, built through
 // tensorops_add_kernels: no kernel type is named anywhere in it.
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include <hwy/highway.h>  // HWY_MAJOR etc. (the Highway this was built against)
 
 #include "layers.h"
-
-// binary16 to float (finite values only).
-static double HalfToDouble(hwy::float16_t h) {
-  uint16_t bits;
-  std::memcpy(&bits, &h, sizeof(bits));
-  const int exponent = (bits >> 10) & 31;
-  const int mantissa = bits & 1023;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                         : std::ldexp(mantissa + 1024, exponent - 25);
-  return (bits >> 15) ? -magnitude : magnitude;
-}
+#include "support/reference_convert.h"  // tests/support: float16 decoded from IEEE 754
 
 int main() {
   namespace tops = tensorops;
@@ -49,7 +37,7 @@ int main() {
     const double t = double{a[i]} * scale[i / 9] + shift[i / 9];
     const double silu = t / (1.0 + std::exp(-t));
     // float16 keeps 11 significant bits: within half a unit of the last one.
-    half_ok &= std::fabs(silu - HalfToDouble(h[i])) <= std::fabs(silu) / 2048.0 + 1e-7;
+    half_ok &= std::fabs(silu - tensorops::test::RefToFloat(h[i])) <= std::fabs(silu) / 2048.0 + 1e-7;
   }
   std::printf("Highway %d.%d.%d, target %s: light route, GELU layer off by %g, float16 %s\n",
               HWY_MAJOR, HWY_MINOR, HWY_PATCH, tops::ActiveTargetName(), worst,

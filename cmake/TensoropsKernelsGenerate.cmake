@@ -25,6 +25,7 @@ set(family_headers
   "tensorops::LrnKernel=tensorops/ops/lrn-inl.h"
   "tensorops::Nv12ToRgbKernel=tensorops/ops/nv12_to_rgb-inl.h"
   "tensorops::PermuteKernel=tensorops/ops/permute-inl.h"
+  "tensorops::PoolKernel=tensorops/ops/pool-inl.h"
   "tensorops::SoftmaxKernel=tensorops/ops/softmax-inl.h"
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")

@@ -29,6 +29,7 @@
 #include "tensorops/ops/lrn-inl.h"
 #include "tensorops/ops/nv12_to_rgb-inl.h"
 #include "tensorops/ops/permute-inl.h"
+#include "tensorops/ops/pool-inl.h"
 #include "tensorops/ops/softmax-inl.h"
 #include "tensorops/ops/unary-inl.h"
 

@@ -1,12 +1,14 @@
 // ONNX conformance: every node test Debian's libonnx-testdata ships (ONNX
-// 1.12) for an op tensorops implements runs through the public API and must
+// 1.12) for an op tensorops implements, and the tests of PyTorch modules
+// converted to one such op (pytorch-converted/: pooling, convolution), runs
+// through the public API and must
 // reproduce the stored outputs: bit for bit for integer outputs and data
 // movement, within 4 ULP (or 2^-23 absolute, for results that cancel to ~0)
 // for float math, whose stored outputs are NumPy's own float32 roundings
 // (see UlpBound for the one op whose stored outputs are less accurate).
 // Every other node test is listed as skipped with the reason (also a test of
 // an implemented op whose element type tensorops does not support), and the
-// suite prints "N passed, N failed, N skipped". Attributes (axis, alpha, ...)
+// suite prints "N passed, N failed, N skipped" and each op's count. Attributes (axis, alpha, ...)
 // and input names are read from each test's model.onnx.
 #include <algorithm>
 #include <cmath>
@@ -32,11 +34,25 @@ namespace fs = std::filesystem;
 #ifndef TENSOROPS_ONNX_NODE_DIR
 #define TENSOROPS_ONNX_NODE_DIR "/usr/share/libonnx-testdata/data/node"
 #endif
+#ifndef TENSOROPS_ONNX_PYTORCH_DIR
+#define TENSOROPS_ONNX_PYTORCH_DIR "/usr/share/libonnx-testdata/data/pytorch-converted"
+#endif
+
+// The PyTorch-converted tests that run: its pooling and convolution modules
+// (the other modules there are elementwise ops the node tests cover, or not
+// tensorops').
+bool RunsPytorchTest(const std::string& name) {
+  for (const char* module : {"test_AvgPool", "test_MaxPool", "test_Conv1d", "test_Conv2d", "test_Conv3d"}) {
+    if (name.rfind(module, 0) == 0) return true;
+  }
+  return false;
+}
 
 std::map<std::string, Runner> Runners() {
   std::map<std::string, Runner> runners;
   AddElementwiseRunners(runners);
   AddStructuredRunners(runners);
+  AddPoolRunners(runners);
   return runners;
 }
 
@@ -99,7 +115,11 @@ bool Matches(const Tensor& got, const Tensor& want, double bound, double absolut
 
 // Ops that later issues implement, so that the skip list says why.
 std::string PlannedIssue(const std::string& op) {
-  static const std::map<std::string, std::string> planned = {};
+  static const std::map<std::string, std::string> planned = {
+      {"Conv", "54"},          {"ArgMax", "54"},          {"ArgMin", "54"},
+      {"TopK", "54"},          {"QuantizeLinear", "55"},  {"DequantizeLinear", "55"},
+      {"DynamicQuantizeLinear", "55"}, {"MatMulInteger", "55"}, {"QLinearMatMul", "55"},
+      {"ConvInteger", "55"},   {"QLinearConv", "55"}};
   const auto it = planned.find(op);
   return it == planned.end() ? "" : it->second;
 }
@@ -118,18 +138,36 @@ TEST_CASE("ONNX node tests from libonnx-testdata", "[onnx]") {
   REQUIRE(fs::is_directory(root));  // scripts/install-deps.sh installs libonnx-testdata
   std::vector<fs::path> tests;
   for (const auto& entry : fs::directory_iterator(root)) tests.push_back(entry.path());
+  std::vector<fs::path> pytorch_tests;
+  if (fs::is_directory(TENSOROPS_ONNX_PYTORCH_DIR)) {
+    for (const auto& entry : fs::directory_iterator(TENSOROPS_ONNX_PYTORCH_DIR)) {
+      pytorch_tests.push_back(entry.path());
+    }
+  }
   std::sort(tests.begin(), tests.end());
+  std::sort(pytorch_tests.begin(), pytorch_tests.end());
+  tests.insert(tests.end(), pytorch_tests.begin(), pytorch_tests.end());
+  const auto from_pytorch = [&](const fs::path& test) {
+    return test.parent_path() == fs::path(TENSOROPS_ONNX_PYTORCH_DIR);
+  };
 
   const auto runners = Runners();
   size_t passed = 0, failed = 0, skipped = 0;
   double worst_ulp = 0;
   std::map<std::string, size_t> skipped_by_reason;
+  struct Counts {
+    size_t passed = 0, failed = 0, skipped = 0;
+  };
+  std::map<std::string, Counts> by_op;  // ops tensorops runs
   for (const fs::path& test : tests) {
     const onnx::Node node = onnx::ParseModelNode(onnx::ReadFile((test / "model.onnx").string()));
+    if (from_pytorch(test) && !RunsPytorchTest(test.filename().string())) continue;
     const auto runner = runners.find(node.op_type);
     if (node.graph_nodes > 1) {
       // An "_expanded" test: a function written as a graph of primitives.
-      ++skipped_by_reason["graph of several nodes (a function expanded into primitives)"];
+      ++skipped_by_reason[from_pytorch(test)
+                              ? "graph of several nodes (a PyTorch module exported with reshapes)"
+                              : "graph of several nodes (a function expanded into primitives)"];
       ++skipped;
       continue;
     }
@@ -164,16 +202,23 @@ TEST_CASE("ONNX node tests from libonnx-testdata", "[onnx]") {
       } catch (const SkipTest& skip) {
         ++skipped_by_reason[node.op_type + ": " + skip.reason];
         ++skipped;
+        ++by_op[node.op_type].skipped;
         break;  // the test's other data sets have the same types
       } catch (const Error& e) {
         FAIL_CHECK("tensorops error: " << e.what());
       }
       ok ? ++passed : ++failed;
+      ok ? ++by_op[node.op_type].passed : ++by_op[node.op_type].failed;
     }
   }
-  std::printf("ONNX node tests: %zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  std::printf("ONNX node and PyTorch-converted tests: %zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
   std::printf("  float outputs that differ from the stored ones: at most %.2g ULP\n", worst_ulp);
   for (const auto& [reason, count] : skipped_by_reason) std::printf("  skipped %zu: %s\n", count, reason.c_str());
+  std::printf("  per op (passed / failed / skipped):");
+  for (const auto& [op, counts] : by_op) {
+    std::printf(" %s %zu/%zu/%zu", op.c_str(), counts.passed, counts.failed, counts.skipped);
+  }
+  std::printf("\n");
   CHECK(passed > 0);
   CHECK(failed == 0);
 }

@@ -138,6 +138,8 @@ Node ParseModelNode(const std::vector<uint8_t>& bytes) {
         const Field f = n.Next();
         if (f.number == 1 && f.wire_type == 2) {
           node.inputs.emplace_back(reinterpret_cast<const char*>(f.data), f.size);
+        } else if (f.number == 2 && f.wire_type == 2) {
+          node.outputs.emplace_back(reinterpret_cast<const char*>(f.data), f.size);
         } else if (f.number == 4 && f.wire_type == 2) {
           node.op_type.assign(reinterpret_cast<const char*>(f.data), f.size);
         } else if (f.number == 5 && f.wire_type == 2) {

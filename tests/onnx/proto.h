@@ -42,6 +42,7 @@ struct Attribute {
 struct Node {
   std::string op_type;
   std::vector<std::string> inputs;  // names; "" marks an omitted optional input
+  std::vector<std::string> outputs;
   size_t graph_nodes = 1;            // nodes in the model's graph (this is the first)
   std::map<std::string, Attribute> attributes;
 

@@ -1,10 +1,7 @@
 // The ONNX conformance test's runners: for each ONNX op tensorops
 // implements, a function that computes the op's output through the public
-// API, with the expected output's dims. They live in two translation units,
-// runners_elementwise.cpp and runners_structured.cpp, each of which
-// instantiates its ops' kernels for every target; apart, the two compile in
-// parallel (together, in the sanitizer build, they were the suite's longest
-// compilation by far).
+// API, with the expected output's dims. Each family's runners are a
+// translation unit of their own (runners_*.cpp), so a change rebuilds one.
 #ifndef TENSOROPS_TESTS_ONNX_RUNNERS_H_
 #define TENSOROPS_TESTS_ONNX_RUNNERS_H_
 
@@ -81,7 +78,8 @@ TensorView<T, Strided<>> ViewOf(Tensor& t) {
 
 // Add the runners of one translation unit to `runners`, keyed by ONNX op type.
 void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, Eltwise
-void AddStructuredRunners(std::map<std::string, Runner>& runners);   // the rest
+void AddStructuredRunners(std::map<std::string, Runner>& runners);   // gather, GEMM, ...
+void AddPoolRunners(std::map<std::string, Runner>& runners);         // pooling
 
 }  // namespace tensorops::test
 

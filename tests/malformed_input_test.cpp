@@ -246,6 +246,38 @@ std::vector<Row> Rows() {
          Lrn{}(in.image.ConstView(),
                TensorView<float, Nchw>(out.image.View().data(), {1, 3, 3, 3}, {144, 144, 48, 16}));
        }},
+      // ---- Pooling (image: 1x4x3x3) ----
+      {"MaxPool without a kernel", ErrorCode::kBadArgument, "must be set (ONNX kernel_shape)",
+       [](Inputs& in, Outputs& out) { MaxPool{}(in.image.ConstView(), out.image.View()); }},
+      {"AveragePool stride 0", ErrorCode::kBadArgument, "must all be at least 1",
+       [](Inputs& in, Outputs& out) {
+         AveragePool{.kernel = {1, 1}, .strides = {1, 0}}(in.image.ConstView(), out.image.View());
+       }},
+      {"MaxPool window larger than the padded input", ErrorCode::kBadArgument,
+       "exceeds the padded input (5)",
+       [](Inputs& in, Outputs& out) {
+         MaxPool{.kernel = {3, 3}, .dilations = {3, 1}, .pads = {1, 0, 1, 0}}(in.image.ConstView(),
+                                                                             out.image.View());
+       }},
+      {"AveragePool window of padding only", ErrorCode::kBadArgument, "covers only padding",
+       [](Inputs& in, Outputs& out) {
+         AveragePool{.kernel = {1, 1}, .pads = {1, 0, 0, 0}}(in.image.ConstView(), out.image.View());
+       }},
+      {"MaxPool pads with auto_pad", ErrorCode::kBadArgument, "cannot be combined with auto_pad",
+       [](Inputs& in, Outputs& out) {
+         MaxPool{.kernel = {3, 3}, .pads = {0, 1, 0, 1}, .auto_pad = AutoPad::kValid}(
+             in.image.ConstView(), out.image.View());
+       }},
+      {"MaxPool dst of the wrong size", ErrorCode::kShapeMismatch, "must be N 1, C 4, H 2, W 2",
+       [](Inputs& in, Outputs& out) {
+         MaxPool{.kernel = {2, 2}}(in.image.ConstView(), out.image.View());
+       }},
+      {"GlobalAveragePool dst of the input's size", ErrorCode::kShapeMismatch, "H 1, W 1",
+       [](Inputs& in, Outputs& out) { GlobalAveragePool{}(in.image.ConstView(), out.image.View()); }},
+      {"MaxPool in place", ErrorCode::kAliasing, "overlap",
+       [](Inputs&, Outputs& out) {
+         MaxPool{.kernel = {1, 1}}(out.image.ConstView(), out.image.View());
+       }},
       // ---- Gather family ----
       {"GatherElements index above the axis", ErrorCode::kIndexOutOfRange, "index 4",
        [](Inputs& in, Outputs& out) {

@@ -1,8 +1,10 @@
-// Fuzz target (b): the checks of Unary, Eltwise, Softmax and LRN with
-// arbitrary shapes, pitches, axes and parameters. Either tensorops::Error
+// Fuzz target (b): the checks of Unary, Eltwise, Softmax, LRN, MaxPool and
+// AveragePool with arbitrary shapes, pitches, axes and parameters (pooling:
+// every kernel, stride, dilation, pad, auto_pad, ceil_mode and
+// count_include_pad up to 7, absurd ones included). Either tensorops::Error
 // (then the guarded output is byte-identical) or the result matches a scalar
-// reference (exactly for Eltwise Max and Unary Abs; within a stated relative
-// tolerance for Softmax and LRN).
+// reference (exactly for Eltwise Max, Unary Abs and MaxPool; within a stated
+// relative tolerance for Softmax, LRN and AveragePool).
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -96,9 +98,18 @@ void FuzzOne(FuzzInput& in) {
   std::vector<float> src(a.floats);
   Fill(src.data(), src.size(), in);
   Buffer out(o.floats);
-  const uint8_t op = in.Take<uint8_t>() % 4;
+  const uint8_t op = in.Take<uint8_t>() % 6;
   const int axis = static_cast<int>(in.Range(0, 10)) - 5;
   const size_t lrn_size = in.Range(0, 7);
+  // Pooling's window: each parameter 0..7 (0 is invalid for kernel, stride
+  // and dilation), pads 0..7, every auto_pad.
+  const tensorops::Size2 kernel{in.Range(0, 7), in.Range(0, 7)};
+  const tensorops::Size2 strides{in.Range(0, 7), in.Range(0, 7)};
+  const tensorops::Size2 dilations{in.Range(0, 7), in.Range(0, 7)};
+  const tensorops::Pads2 pads{in.Range(0, 7), in.Range(0, 7), in.Range(0, 7), in.Range(0, 7)};
+  const auto auto_pad = static_cast<tensorops::AutoPad>(in.Range(0, 3));
+  const bool ceil_mode = in.Range(0, 1) == 1;
+  const bool count_include_pad = in.Range(0, 1) == 1;
   bool threw = false;
   try {
     const TensorView<const float, Strided<>> x(src.data(), DimsOf(a), PitchesOf(a));
@@ -107,11 +118,23 @@ void FuzzOne(FuzzInput& in) {
       case 0: tensorops::Unary<tensorops::UnaryKind::kAbs>{}(x, y); break;
       case 1: tensorops::Eltwise<tensorops::EltwiseKind::kMax>{}(x, x, y); break;
       case 2: tensorops::Softmax{.axis = axis}(x, y); break;
-      default: {
+      case 3: {
         if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: LRN needs 4-D");
         tensorops::Lrn{.size = lrn_size, .alpha = 0.5f}(
             TensorView<const float, tensorops::Nchw>(src.data(), DimsOf(a), PitchesOf(a)),
             TensorView<float, tensorops::Nchw>(out.data(), DimsOf(o), PitchesOf(o)));
+        break;
+      }
+      default: {
+        if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: pooling needs 4-D");
+        const TensorView<const float, tensorops::Nchw> px(src.data(), DimsOf(a), PitchesOf(a));
+        const TensorView<float, tensorops::Nchw> py(out.data(), DimsOf(o), PitchesOf(o));
+        if (op == 4) {
+          tensorops::MaxPool{kernel, strides, dilations, pads, auto_pad, ceil_mode}(px, py);
+        } else {
+          tensorops::AveragePool{kernel, strides, dilations, pads, auto_pad, ceil_mode,
+                                 count_include_pad}(px, py);
+        }
       }
     }
   } catch (const tensorops::Error&) {
@@ -132,8 +155,49 @@ void FuzzOne(FuzzInput& in) {
       const size_t oi = i + (o.rank - a.rank);
       aidx[i] = a.dims[i] == 1 ? 0 : idx[oi];
     }
-    const float xv = src[Offset(a, aidx)];
     double want = 0, tol = 0;
+    if (op >= 4) {
+      // The window of output (oh, ow), resolved as ONNX states it.
+      const auto resolve = [&](size_t in_size, size_t k, size_t s, size_t d, size_t b, size_t e,
+                               size_t& begin, size_t& end) {
+        const size_t extent = d * (k - 1) + 1;
+        if (auto_pad == tensorops::AutoPad::kSameUpper || auto_pad == tensorops::AutoPad::kSameLower) {
+          const size_t out_size = (in_size + s - 1) / s;
+          const size_t reach = (out_size - 1) * s + extent;
+          const size_t total = reach > in_size ? reach - in_size : 0;
+          b = auto_pad == tensorops::AutoPad::kSameUpper ? total / 2 : total - total / 2;
+          e = total - b;
+        }
+        begin = b;
+        end = e;
+      };
+      size_t pt, pb, pl, pr;
+      resolve(a.dims[2], kernel.h, strides.h, dilations.h, pads.top, pads.bottom, pt, pb);
+      resolve(a.dims[3], kernel.w, strides.w, dilations.w, pads.left, pads.right, pl, pr);
+      double best = -INFINITY, sum = 0, abs_sum = 0;
+      size_t inside = 0, padded = 0;
+      for (size_t i = 0; i < kernel.h; ++i) {
+        for (size_t j = 0; j < kernel.w; ++j) {
+          const auto y = static_cast<int64_t>(idx[2] * strides.h + i * dilations.h) - static_cast<int64_t>(pt);
+          const auto x = static_cast<int64_t>(idx[3] * strides.w + j * dilations.w) - static_cast<int64_t>(pl);
+          padded += y < static_cast<int64_t>(a.dims[2] + pb) && x < static_cast<int64_t>(a.dims[3] + pr);
+          if (y < 0 || x < 0 || y >= static_cast<int64_t>(a.dims[2]) || x >= static_cast<int64_t>(a.dims[3])) continue;
+          size_t k[4] = {idx[0], idx[1], static_cast<size_t>(y), static_cast<size_t>(x)};
+          const double v = src[Offset(a, k)];
+          best = std::fmax(best, v);
+          sum += v;
+          abs_sum += std::fabs(v);
+          ++inside;
+        }
+      }
+      TENSOROPS_FUZZ_CHECK(inside > 0);  // a window of padding alone is an error
+      const double divisor = static_cast<double>(op == 5 && count_include_pad ? padded : inside);
+      want = op == 4 ? best : sum / divisor;
+      const double slack = op == 4 ? 0.0 : static_cast<double>(inside + 2) * 0x1p-24 * abs_sum / divisor;
+      TENSOROPS_FUZZ_CHECK(std::fabs(got - want) <= slack);
+      return;
+    }
+    const float xv = src[Offset(a, aidx)];
     if (op <= 1) {
       want = std::fabs(xv);
       if (op == 1) want = xv;

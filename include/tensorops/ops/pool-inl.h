@@ -215,7 +215,8 @@ HWY_INLINE void PoolColumnsOneByOne(const uint8_t* plane, T* out_row, int64_t st
       const size_t y = static_cast<size_t>(start_h + static_cast<int64_t>(i * job.h.dilation));
       const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
       for (size_t j = c0; j < c1; ++j) {
-        const auto x = PoolLoad(d, row + static_cast<size_t>(aw.Start(ow)) + j * aw.dilation, 1);
+        const int64_t x_at = aw.Start(ow) + static_cast<int64_t>(j * aw.dilation);  // >= 0
+        const auto x = PoolLoad(d, row + static_cast<size_t>(x_at), 1);
         acc = PoolCombine<kKind>(acc, x);
         if constexpr (kPoolTracksNaN<T, kKind>) nan = hn::Or(nan, hn::IsNaN(x));
       }

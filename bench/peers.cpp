@@ -30,6 +30,9 @@
 #ifdef TENSOROPS_BENCH_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef TENSOROPS_BENCH_XNNPACK
+#include <xnnpack.h>
+#endif
 #ifdef TENSOROPS_BENCH_OPENCV
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -580,6 +583,120 @@ bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool chann
   return true;
 #else
   (void)src, (void)dst, (void)nchw, (void)channels_last, (void)size, (void)alpha, (void)beta, (void)bias;
+  return false;
+#endif
+}
+
+namespace {
+size_t PoolOut(const PoolArgs& a) {
+  return a.kind == PeerPool::kGlobalAverage ? 1 : (a.nchw[2] + 2 * a.pad - a.kernel) / a.stride + 1;
+}
+}  // namespace
+
+bool PlainPool(const PoolArgs& a, const float* src, float* dst) {
+  const size_t n = a.nchw[0], c = a.nchw[1], h = a.nchw[2], w = a.nchw[3];
+  const size_t out = PoolOut(a);
+  const bool global = a.kind == PeerPool::kGlobalAverage;
+  const size_t k = global ? h : a.kernel, stride = global ? 1 : a.stride, pad = global ? 0 : a.pad;
+  const auto at = [&](size_t b, size_t ch, size_t y, size_t x, size_t hh, size_t ww) {
+    return a.channels_last ? ((b * hh + y) * ww + x) * c + ch : ((b * c + ch) * hh + y) * ww + x;
+  };
+  for (size_t b = 0; b < n; ++b) {
+    for (size_t ch = 0; ch < c; ++ch) {
+      for (size_t oy = 0; oy < out; ++oy) {
+        for (size_t ox = 0; ox < out; ++ox) {
+          float best = -INFINITY, sum = 0;
+          size_t count = 0;
+          for (size_t i = 0; i < k; ++i) {
+            for (size_t j = 0; j < (global ? w : k); ++j) {
+              const ptrdiff_t y = static_cast<ptrdiff_t>(oy * stride + i) - static_cast<ptrdiff_t>(pad);
+              const ptrdiff_t x = static_cast<ptrdiff_t>(ox * stride + j) - static_cast<ptrdiff_t>(pad);
+              if (y < 0 || x < 0 || y >= static_cast<ptrdiff_t>(h) || x >= static_cast<ptrdiff_t>(w)) continue;
+              const float v = src[at(b, ch, static_cast<size_t>(y), static_cast<size_t>(x), h, w)];
+              best = std::max(best, v);
+              sum += v;
+              ++count;
+            }
+          }
+          dst[at(b, ch, oy, ox, out, out)] = a.kind == PeerPool::kMax ? best : sum / static_cast<float>(count);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool OneDnnPool(const PoolArgs& a, const float* src, float* dst) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  const bool global = a.kind == PeerPool::kGlobalAverage;
+  const auto d = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+  const size_t out = PoolOut(a);
+  const size_t out_nchw[4] = {a.nchw[0], a.nchw[1], out, out};
+  const dnnl::memory::desc in_md(DimsOf(a.nchw), dnnl::memory::data_type::f32, TagOf(a.channels_last));
+  const dnnl::memory::desc out_md(DimsOf(out_nchw), dnnl::memory::data_type::f32, TagOf(a.channels_last));
+  using Key = std::tuple<int, bool, size_t, size_t, size_t, size_t, size_t, size_t, size_t>;
+  static std::map<Key, dnnl::pooling_forward> cache;
+  const Key key{static_cast<int>(a.kind), a.channels_last, a.nchw[0], a.nchw[1], a.nchw[2], a.nchw[3],
+                a.kernel, a.stride, a.pad};
+  const auto& primitive = Cached(cache, key, [&] {
+    const size_t k = global ? a.nchw[2] : a.kernel;
+    const size_t stride = global ? 1 : a.stride, pad = global ? 0 : a.pad;
+    const dnnl::pooling_forward::desc desc(
+        dnnl::prop_kind::forward_inference,
+        a.kind == PeerPool::kMax ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding,
+        in_md, out_md, {d(stride), d(stride)}, {d(k), d(global ? a.nchw[3] : k)}, {d(pad), d(pad)},
+        {d(pad), d(pad)});
+    return dnnl::pooling_forward(dnnl::pooling_forward::primitive_desc(desc, Engine()));
+  });
+  RunOneInput(primitive, in_md, src, out_md, dst);
+  return true;
+#else
+  (void)a, (void)src, (void)dst;
+  return false;
+#endif
+}
+
+bool XnnpackPool(const PoolArgs& a, const float* src, float* dst) {
+#ifdef TENSOROPS_BENCH_XNNPACK
+  if (!a.channels_last) return false;
+  static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
+  if (!initialized) return false;
+  using Key = std::tuple<int, size_t, size_t, size_t, size_t, size_t, size_t, size_t>;
+  static std::map<Key, xnn_operator_t> cache;
+  const Key key{static_cast<int>(a.kind), a.nchw[0], a.nchw[1], a.nchw[2], a.nchw[3], a.kernel, a.stride, a.pad};
+  const size_t c = a.nchw[1];
+  const auto p = static_cast<uint32_t>(a.pad), k = static_cast<uint32_t>(a.kernel),
+             s = static_cast<uint32_t>(a.stride);
+  xnn_operator_t& op = Cached(cache, key, [&] {
+    xnn_operator_t made = nullptr;
+    xnn_status status = xnn_status_unsupported_parameter;
+    switch (a.kind) {
+      case PeerPool::kMax:
+        status = xnn_create_max_pooling2d_nhwc_f32(p, p, p, p, k, k, s, s, 1, 1, c, c, c, -INFINITY,
+                                                   INFINITY, 0, &made);
+        break;
+      case PeerPool::kAverage:
+        status = xnn_create_average_pooling2d_nhwc_f32(p, p, p, p, k, k, s, s, c, c, c, -INFINITY,
+                                                       INFINITY, 0, &made);
+        break;
+      case PeerPool::kGlobalAverage:
+        status = xnn_create_global_average_pooling_nwc_f32(c, c, c, -INFINITY, INFINITY, 0, &made);
+        break;
+    }
+    return status == xnn_status_success ? made : nullptr;
+  });
+  if (op == nullptr) return false;
+  xnn_status status;
+  if (a.kind == PeerPool::kGlobalAverage) {
+    status = xnn_setup_global_average_pooling_nwc_f32(op, a.nchw[0], a.nchw[2] * a.nchw[3], src, dst, nullptr);
+  } else if (a.kind == PeerPool::kMax) {
+    status = xnn_setup_max_pooling2d_nhwc_f32(op, a.nchw[0], a.nchw[2], a.nchw[3], src, dst, nullptr);
+  } else {
+    status = xnn_setup_average_pooling2d_nhwc_f32(op, a.nchw[0], a.nchw[2], a.nchw[3], src, dst, nullptr);
+  }
+  return status == xnn_status_success && xnn_run_operator(op, nullptr) == xnn_status_success;
+#else
+  (void)a, (void)src, (void)dst;
   return false;
 #endif
 }

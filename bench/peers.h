@@ -56,6 +56,20 @@ bool PlainLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channe
 bool OneDnnLrn(const float* src, float* dst, const size_t (&nchw)[4], bool channels_last, size_t size,
                float alpha, float beta, float bias);
 
+// Pooling on a dense 4-D float tensor in NCHW or NHWC order (dims given as
+// N, C, H, W): a square window with symmetric pads, or the whole plane
+// (global); the output is (N, C, out, out) in the same order.
+enum class PeerPool { kMax, kAverage, kGlobalAverage };
+struct PoolArgs {
+  PeerPool kind;
+  size_t nchw[4];
+  bool channels_last;
+  size_t kernel, stride, pad;  // ignored for kGlobalAverage
+};
+bool PlainPool(const PoolArgs& args, const float* src, float* dst);
+bool OneDnnPool(const PoolArgs& args, const float* src, float* dst);
+bool XnnpackPool(const PoolArgs& args, const float* src, float* dst);  // NHWC only
+
 // Data movement on dense float tensors (the movement bench).
 // dst (cols x rows) = transpose of src (rows x cols), both row-major.
 bool PlainTranspose(const float* src, float* dst, size_t rows, size_t cols);

@@ -4,7 +4,7 @@
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
 #            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
 #            (the colour tests' oracle), python3 (the documentation test)
-#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF);
+#   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF, XNNPACK);
 #            oneDNN's CMake package requires OpenCL's (Debian's build has the
 #            OpenCL GPU runtime), which apt only recommends, so it is named here
 #   --aarch64  the default set plus what cross-building for 64-bit Arm and
@@ -26,7 +26,8 @@ packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-de
   libopencv-imgproc-dev python3"
 case "${1:-}" in
   --bench)
-    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev" ;;
+    packages="$packages libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libeigen3-dev libsleef-dev
+      libxnnpack-dev libpthreadpool-dev" ;;
   --plot)
     packages="$packages python3-matplotlib" ;;
   --aarch64)

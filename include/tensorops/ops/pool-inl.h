@@ -236,8 +236,16 @@ HWY_INLINE void PoolColumnsVector(const uint8_t* plane, T* out_row, int64_t star
   const size_t lanes = hn::Lanes(d);
   const WindowAxis& aw = job.w;
   const float scale = 1.0f / static_cast<float>(rows * aw.kernel);
-  for (size_t ow = begin; ow < end; ow += lanes) {
-    const size_t count = HWY_MIN(lanes, end - ow);
+  for (size_t next = begin; next < end; next += lanes) {
+    size_t ow = next;
+    size_t count = HWY_MIN(lanes, end - next);
+    // A tail after at least one whole vector is the last whole vector
+    // instead: it recomputes some outputs (the same bits) rather than
+    // taking partial loads, which cost a copy through memory per tap.
+    if (count < lanes && end - begin >= lanes) {
+      ow = end - lanes;
+      count = lanes;
+    }
     const size_t first = static_cast<size_t>(aw.Start(ow));
     auto acc = PoolStart<T, kKind>(d);
     auto nan = hn::FirstN(d, 0);

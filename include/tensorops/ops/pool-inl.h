@@ -300,14 +300,27 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
         nan3 = hn::Or(nan3, hn::IsNaN(v3));
       }
     }
-    for (; x < run; x += lanes) {
-      const size_t count = HWY_MIN(lanes, run - x);
-      // Lanes past `count` load zero: a neutral sum, and for a maximum the
-      // lanes are replaced by the accumulator's own.
-      const auto v = PoolLoad(d, row + x, count);
-      const auto kept = kKind == PoolKind::kMax ? hn::IfThenElse(hn::FirstN(d, count), v, acc0) : v;
-      acc0 = PoolCombine<kKind>(acc0, kept);
-      if constexpr (kPoolTracksNaN<T, kKind>) nan0 = hn::Or(nan0, hn::IsNaN(kept));
+    for (; x + lanes <= run; x += lanes) {
+      const auto v = PoolLoad(d, row + x, lanes);
+      acc0 = PoolCombine<kKind>(acc0, v);
+      if constexpr (kPoolTracksNaN<T, kKind>) nan0 = hn::Or(nan0, hn::IsNaN(v));
+    }
+    if (x < run) {
+      const size_t count = run - x;
+      auto v = hn::Zero(d);
+      if (run >= lanes) {
+        // The run's last whole vector: its first lanes - count lanes were
+        // combined already, which a maximum tolerates and a sum must not.
+        v = PoolLoad(d, row + run - lanes, lanes);
+        if constexpr (kKind == PoolKind::kAverage) v = hn::IfThenZeroElse(hn::FirstN(d, lanes - count), v);
+      } else {
+        // Lanes past `count` load zero: a neutral sum; a maximum keeps the
+        // accumulator's own lanes there.
+        v = PoolLoad(d, row + x, count);
+        if constexpr (kKind == PoolKind::kMax) v = hn::IfThenElse(hn::FirstN(d, count), v, acc0);
+      }
+      acc0 = PoolCombine<kKind>(acc0, v);
+      if constexpr (kPoolTracksNaN<T, kKind>) nan0 = hn::Or(nan0, hn::IsNaN(v));
     }
   }
   acc0 = PoolCombine<kKind>(PoolCombine<kKind>(acc0, acc1), PoolCombine<kKind>(acc2, acc3));

@@ -15,7 +15,7 @@
 //        epilogue (GELU, then x as a residual);
 //        ChannelShuffle with 2 groups mixes the halves
 //     -> Sigmoid, the gate a squeeze-excitation block would apply
-//     -> global average pooling (a Gemm with a column of 1/(H*W)) and a
+//     -> GlobalAveragePool and a
 //        fully connected classifier to 1000 classes (a Gemm with weights
 //        packed once, PackedGemmB, as an inference engine would load them,
 //        and the bias added by its epilogue)
@@ -137,14 +137,12 @@ int main() {
   });
   const double t_gate = Microseconds([&] { tops::Unary<tops::UnaryKind::kSigmoid>{}(shuffled, gate); });
 
-  // Global average pooling: pooled (1 x 12) = a row of 1/pixels (1 x pixels)
-  // times gate^T (pixels x 12); gate is a (12 x pixels) matrix, transposed by
-  // the Gemm's flag, not by a copy.
-  std::vector<float> pool_row(pixels, 1.0f / static_cast<float>(pixels)), pooled(12);
-  const tops::MatrixView<const float> gate_matrix(gate_memory.data(), {12, pixels});
+  // Global average pooling: (1, 12, 56, 56) -> (1, 12, 1, 1), the 12
+  // features the classifier reads as a 1 x 12 row.
+  std::vector<float> pooled(12);
   const double t_pool = Microseconds([&] {
-    tops::Gemm{.transpose_b = true}(tops::MatrixView<const float>(pool_row.data(), {1, pixels}),
-                                    gate_matrix, tops::MatrixView<float>(pooled.data(), {1, 12}));
+    tops::GlobalAveragePool{}(tops::TensorView<const float, tops::Nchw>(gate),
+                              tops::TensorView<float, tops::Nchw>(pooled.data(), {1, 12, 1, 1}));
   });
   // The classifier: scores (1 x 1000) = pooled (1 x 12) * W (12 x 1000) +
   // bias; W is packed once, the bias is the epilogue's.
@@ -176,7 +174,7 @@ int main() {
   std::printf("  unit: left half into the concatenation   %8.1f\n", t_unit);
   std::printf("  ChannelShuffle(2 groups)                 %8.1f\n", t_shuffle);
   std::printf("  Sigmoid gate                             %8.1f\n", t_gate);
-  std::printf("  global average pool (Gemm, B^T)          %8.1f\n", t_pool);
+  std::printf("  GlobalAveragePool                        %8.1f\n", t_pool);
   std::printf("  classifier 12 -> 1000 (packed Gemm)      %8.1f\n", t_fc);
   std::printf("  Softmax over 1000 scores                 %8.1f\n\n", t_softmax);
   std::printf("  top-5:");

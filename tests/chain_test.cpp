@@ -351,6 +351,20 @@ TEST_CASE("FoldBatchNorm: ONNX's formula, in double, and its errors", "[chain]")
   ErrorOf(ErrorCode::kBadArgument, [&] {
     FoldBatchNorm(gamma, beta, mean, var, std::numeric_limits<float>::quiet_NaN(), scale, shift);
   });
+  // A variance that is negative, NaN, or zero with epsilon 0: an error that
+  // names the channel, and scale and shift untouched (ONNX's formula would
+  // give NaN or Inf scales).
+  const std::vector<float> before_scale = scale, before_shift = shift;
+  for (const float bad : {-0.5f, std::numeric_limits<float>::quiet_NaN(), 0.0f}) {
+    std::vector<float> v = var;
+    v[2] = bad;
+    const float epsilon = bad == 0.0f ? 0.0f : 1e-5f;
+    const std::string message =
+        ErrorOf(ErrorCode::kBadArgument, [&] { FoldBatchNorm(gamma, beta, mean, v, epsilon, scale, shift); });
+    CHECK(message.find("var[2]") != std::string::npos);
+    CHECK(scale == before_scale);
+    CHECK(shift == before_shift);
+  }
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ struct ChannelAffine {
 //   scale[c] = gamma[c] / sqrt(var[c] + epsilon),
 //   shift[c] = beta[c] - mean[c] * scale[c]          (computed in double)
 // All six spans have one entry per channel; throws kShapeMismatch otherwise
-// and kBadArgument for a negative or NaN epsilon.
+// and kBadArgument for a negative or NaN epsilon, or a var[c] + epsilon that
+// is not positive (a negative or NaN variance; 0 + 0), before writing.
 inline void FoldBatchNorm(std::span<const float> gamma, std::span<const float> beta,
                           std::span<const float> mean, std::span<const float> var, float epsilon,
                           std::span<float> scale, std::span<float> shift) {
@@ -80,6 +81,13 @@ inline void FoldBatchNorm(std::span<const float> gamma, std::span<const float> b
   if (!(epsilon >= 0.0f)) {
     detail::Fail(ErrorCode::kBadArgument, "FoldBatchNorm: epsilon ", epsilon,
                  " must be >= 0 (and not NaN)");
+  }
+  for (size_t i = 0; i < c; ++i) {  // all checked before anything is written
+    const double denominator = static_cast<double>(var[i]) + static_cast<double>(epsilon);
+    if (!(denominator > 0.0)) {
+      detail::Fail(ErrorCode::kBadArgument, "FoldBatchNorm: var[", i, "] + epsilon = ", var[i],
+                   " + ", epsilon, " must be positive (a variance is not negative or NaN)");
+    }
   }
   for (size_t i = 0; i < c; ++i) {
     const double s = static_cast<double>(gamma[i]) /

@@ -10,6 +10,7 @@
 # The -inl.h header of each kernel family; a family not listed here gets
 # every kernel header (slower to compile, never wrong).
 set(family_headers
+  "tensorops::ArgReduceKernel=tensorops/ops/arg_reduce-inl.h"
   "tensorops::ChainKernel=tensorops/ops/chain-inl.h"
   "tensorops::ShuffleLayerKernel=tensorops/ops/channel_shuffle-inl.h"
   "tensorops::ShuffleLayerPlanesKernel=tensorops/ops/channel_shuffle-inl.h"

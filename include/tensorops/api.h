@@ -14,6 +14,7 @@
 #include "tensorops/layout/nv12_view.h"
 #include "tensorops/layout/pitches.h"
 #include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/arg_reduce.h"
 #include "tensorops/ops/bounds.h"
 #include "tensorops/ops/chain.h"
 #include "tensorops/ops/channel_shuffle.h"

@@ -18,6 +18,7 @@
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/detail/tile_transpose-inl.h"
+#include "tensorops/ops/arg_reduce-inl.h"
 #include "tensorops/ops/chain-inl.h"
 #include "tensorops/ops/channel_shuffle-inl.h"
 #include "tensorops/ops/convert-inl.h"

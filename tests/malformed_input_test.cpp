@@ -278,6 +278,18 @@ std::vector<Row> Rows() {
        [](Inputs&, Outputs& out) {
          MaxPool{.kernel = {1, 1}}(out.image.ConstView(), out.image.View());
        }},
+      // ---- ArgMax / ArgMin (x: 2x3x4) ----
+      {"ArgMax axis beyond the rank", ErrorCode::kBadArgument, "axis 3",
+       [](Inputs& in, Outputs& out) {
+         ArgMax{.axis = 3}(in.X(), TensorView<int64_t, Strided<>>(
+                                       reinterpret_cast<int64_t*>(out.out.View().data()), {2, 3, 1}));
+       }},
+      {"ArgMin y with the axis kept where keepdims is off", ErrorCode::kShapeMismatch, "left out",
+       [](Inputs& in, Outputs& out) {
+         ArgMin{.axis = 2, .keepdims = false}(
+             in.X(), TensorView<int64_t, Strided<>>(reinterpret_cast<int64_t*>(out.out.View().data()),
+                                                    {2, 3, 1}));
+       }},
       // ---- Gather family ----
       {"GatherElements index above the axis", ErrorCode::kIndexOutOfRange, "index 4",
        [](Inputs& in, Outputs& out) {

@@ -45,12 +45,6 @@ T Value(Rng& rng, Data data) {
   }
 }
 
-double AsDouble(float v) { return v; }
-double AsDouble(hwy::float16_t v) { return RefToFloat(v); }
-double AsDouble(hwy::bfloat16_t v) { return RefToFloat(v); }
-double AsDouble(uint8_t v) { return v; }
-double AsDouble(int8_t v) { return v; }
-
 template <bool kMax, class T>
 void Check(const Dims& dims, const Extents& pad, int axis, bool keepdims, bool last,
            uint64_t seed, Data data) {
@@ -76,10 +70,10 @@ void Check(const Dims& dims, const Extents& pad, int axis, bool keepdims, bool l
     Extents i = o;
     int64_t best = 0;
     i[a] = 0;
-    double best_v = AsDouble(x.at(i));
+    double best_v = RefToFloat(x.at(i));
     for (size_t k = 1; k < dims[a]; ++k) {
       i[a] = k;
-      const double v = AsDouble(x.at(i));
+      const double v = RefToFloat(x.at(i));
       bool take;
       if (std::isnan(v) || std::isnan(best_v)) {
         take = std::isnan(v) && (last || !std::isnan(best_v));

@@ -92,12 +92,6 @@ T DataValue(Rng& rng, Data data) {
   }
 }
 
-double ToDouble(float v) { return v; }
-double ToDouble(hwy::float16_t v) { return RefToFloat(v); }
-double ToDouble(hwy::bfloat16_t v) { return RefToFloat(v); }
-double ToDouble(uint8_t v) { return v; }
-double ToDouble(int8_t v) { return v; }
-
 // Runs op (kMax or kAverage) on src of `dims` (layout L's order) and
 // compares with the reference on every target.
 template <PoolKind kKind, class T, class L>
@@ -152,7 +146,7 @@ void Check(const Window& w, const Dims& dims, const Extents& pad, uint64_t seed,
         }
         if (y < 0 || x < 0 || y >= static_cast<int64_t>(h_in) || x >= static_cast<int64_t>(w_in)) continue;
         ++inside;
-        const double v = ToDouble(src.at(InLayout<L>(o[L::kN], o[L::kC], static_cast<size_t>(y),
+        const double v = RefToFloat(src.at(InLayout<L>(o[L::kN], o[L::kC], static_cast<size_t>(y),
                                                      static_cast<size_t>(x))));
         nan |= std::isnan(v);
         best = std::max(best, v);
@@ -177,7 +171,7 @@ void Check(const Window& w, const Dims& dims, const Extents& pad, uint64_t seed,
     CHECK(dst.OnlyElementsWritten());
     size_t k = 0, failures = 0;
     ForEachIndex(out_dims, [&](const Extents& o) {
-      const double got = ToDouble(dst.at(o));
+      const double got = RefToFloat(dst.at(o));
       const double expected = want[k];
       bool ok;
       if (kKind == PoolKind::kMax) {
@@ -306,7 +300,7 @@ void CheckGlobal(const Dims& dims, const Extents& pad, uint64_t seed, Data data 
       bool nan = false;
       for (size_t y = 0; y < h; ++y) {
         for (size_t x = 0; x < w; ++x) {
-          const double v = ToDouble(src.at(InLayout<L>(o[L::kN], o[L::kC], y, x)));
+          const double v = RefToFloat(src.at(InLayout<L>(o[L::kN], o[L::kC], y, x)));
           nan |= std::isnan(v);
           best = std::max(best, v);
           sum += v;
@@ -314,15 +308,15 @@ void CheckGlobal(const Dims& dims, const Extents& pad, uint64_t seed, Data data 
         }
       }
       const double n = static_cast<double>(h * w);
-      const double got_max = ToDouble(max_out.at(o));
+      const double got_max = RefToFloat(max_out.at(o));
       if (nan) {
         CHECK(std::isnan(got_max));
       } else {
         CHECK(got_max == best);
       }
-      const double got_window = ToDouble(max_window.at(o));
+      const double got_window = RefToFloat(max_window.at(o));
       CHECK((got_window == got_max || (std::isnan(got_window) && std::isnan(got_max))));
-      const double mean = ToDouble(mean_out.at(o));
+      const double mean = RefToFloat(mean_out.at(o));
       if (!std::isfinite(sum)) {  // NaN, or Inf and -Inf: NaN; one sign of Inf: that Inf
         CHECK((std::isnan(sum) ? std::isnan(mean) : mean == sum));
         return;

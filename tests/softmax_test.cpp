@@ -42,6 +42,50 @@ void Check(TestTensor<T, L>& src, int axis_arg, const Extents& dst_pad, bool in_
   const size_t count = dims[axis];
   INFO((kLog ? "LogSoftmax" : "Softmax") << " " << kElementName<T> << " dims " << dims << " axis "
                                          << axis_arg << (in_place ? " in place" : ""));
+  // The reference, once for all targets: each row's maximum and sum, then
+  // every element's expected value and tolerance in ForEachIndex order.
+  struct RowStats {
+    double max = -INFINITY;
+    double n_max = 0, rest = 0;  // the sum split as n_max (terms equal to 1) + rest, so that
+    bool special = false;        // log(sum) keeps rest's digits even in double (log1p)
+  };
+  const auto row_of = [&](const Extents& i) {
+    size_t row = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (d != axis) row = row * dims[d] + i[d];
+    }
+    return row;
+  };
+  size_t row_count = 1;
+  for (size_t d = 0; d < dims.size(); ++d) row_count *= d == axis ? 1 : dims[d];
+  std::vector<RowStats> rows(row_count);
+  ForEachIndex(dims, [&](const Extents& i) {
+    if (i[axis] != 0) return;
+    RowStats& r = rows[row_of(i)];
+    Extents k = i;
+    for (k[axis] = 0; k[axis] < count; ++k[axis]) r.max = std::fmax(r.max, RefToFloat(src.at(k)));
+    r.special = std::isnan(r.max) || r.max == INFINITY;
+    for (k[axis] = 0; k[axis] < count; ++k[axis]) {
+      const double v = RefToFloat(src.at(k));
+      r.special |= std::isnan(v);
+      if (v == r.max) {
+        r.n_max += 1;
+      } else {
+        r.rest += std::exp(v - r.max);
+      }
+    }
+  });
+  std::vector<double> wants, tols;
+  ForEachIndex(dims, [&](const Extents& i) {
+    const RowStats& r = rows[row_of(i)];
+    const double m = r.max;
+    const double x = RefToFloat(src.at(i));
+    double want = kLog ? (x - m) - std::log1p(r.n_max - 1 + r.rest) : std::exp(x - m) / (r.n_max + r.rest);
+    if (r.special || m == -INFINITY) want = NAN;
+    wants.push_back(want);
+    tols.push_back(0x1p-23 * (8.0 + static_cast<double>(count) / 2) + std::fabs(x - m) * 0x1p-24 +
+                   Step<T>());
+  });
   ForEachTarget([&](int64_t) {
     TestTensor<T, L> copy = src;
     TestTensor<T, L> out(dims, dst_pad);
@@ -52,30 +96,11 @@ void Check(TestTensor<T, L>& src, int axis_arg, const Extents& dst_pad, bool in_
       Softmax{.axis = axis_arg}(in_place ? copy.ConstView() : src.ConstView(), dst.View());
     }
     CHECK(dst.OnlyElementsWritten());
-    size_t failures = 0;
+    size_t failures = 0, n = 0;
     ForEachIndex(dims, [&](const Extents& i) {
-      Extents k = i;
-      double m = -INFINITY;
-      for (k[axis] = 0; k[axis] < count; ++k[axis]) m = std::fmax(m, RefToFloat(src.at(k)));
-      // The sum split as n_max (terms equal to 1) + rest, so that log(sum)
-      // keeps rest's digits even in double (log1p).
-      double rest = 0, n_max = 0;
-      bool special = std::isnan(m) || m == INFINITY;
-      for (k[axis] = 0; k[axis] < count; ++k[axis]) {
-        const double v = RefToFloat(src.at(k));
-        special |= std::isnan(v);
-        if (v == m) {
-          n_max += 1;
-        } else {
-          rest += std::exp(v - m);
-        }
-      }
-      const double x = RefToFloat(src.at(i));
-      double want = kLog ? (x - m) - std::log1p(n_max - 1 + rest) : std::exp(x - m) / (n_max + rest);
-      if (special || m == -INFINITY) want = NAN;
+      const double want = wants[n], tol = tols[n];
+      ++n;
       const double got = RefToFloat(dst.at(i));
-      const double tol = 0x1p-23 * (8.0 + static_cast<double>(count) / 2) +
-                         std::fabs(x - m) * 0x1p-24 + Step<T>();
       bool ok;
       if (std::isnan(want)) {
         ok = std::isnan(got);
@@ -86,7 +111,9 @@ void Check(TestTensor<T, L>& src, int axis_arg, const Extents& dst_pad, bool in_
         const double floor = std::is_same_v<T, hwy::float16_t> ? 0x1p-25 : 1e-37;
         ok = std::fabs(got - want) <= tol * (kLog ? std::fabs(want) + 1 : std::fabs(want)) + floor;
       }
-      if (!ok && failures++ < 5) FAIL_CHECK("index " << i << " x " << x << " got " << got << " want " << want);
+      if (!ok && failures++ < 5) {
+        FAIL_CHECK("index " << i << " x " << RefToFloat(src.at(i)) << " got " << got << " want " << want);
+      }
     });
     CHECK(failures == 0);
   });

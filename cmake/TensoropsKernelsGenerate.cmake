@@ -20,6 +20,7 @@ set(family_headers
   "tensorops::GatherElementsKernel=tensorops/ops/gather_elements-inl.h"
   "tensorops::IndexRangeKernel=tensorops/ops/gather_elements-inl.h"
   "tensorops::GatherNdKernel=tensorops/ops/gather_nd-inl.h"
+  "tensorops::ConvKernel=tensorops/ops/conv-inl.h"
   "tensorops::GemmKernel=tensorops/ops/gemm-inl.h"
   "tensorops::GemmPackBKernel=tensorops/ops/gemm-inl.h"
   "tensorops::GemmBlockingQuery=tensorops/ops/gemm-inl.h"
@@ -31,7 +32,7 @@ set(family_headers
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")
 # Relative compile cost, for grouping (a GEMM kernel is several unary ones).
-set(family_weights "tensorops::GemmKernel=4" "tensorops::ChainKernel=2"
+set(family_weights "tensorops::GemmKernel=4" "tensorops::ConvKernel=4" "tensorops::ChainKernel=2"
                    "tensorops::SoftmaxKernel=2" "tensorops::LrnKernel=2")
 
 file(STRINGS "${INPUTS}" files)

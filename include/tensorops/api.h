@@ -18,6 +18,7 @@
 #include "tensorops/ops/bounds.h"
 #include "tensorops/ops/chain.h"
 #include "tensorops/ops/channel_shuffle.h"
+#include "tensorops/ops/conv.h"
 #include "tensorops/ops/convert.h"
 #include "tensorops/ops/depth_to_space.h"
 #include "tensorops/ops/eltwise.h"

@@ -21,6 +21,7 @@
 #include "tensorops/ops/arg_reduce-inl.h"
 #include "tensorops/ops/chain-inl.h"
 #include "tensorops/ops/channel_shuffle-inl.h"
+#include "tensorops/ops/conv-inl.h"
 #include "tensorops/ops/convert-inl.h"
 #include "tensorops/ops/eltwise-inl.h"
 #include "tensorops/ops/gather-inl.h"

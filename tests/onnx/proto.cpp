@@ -127,12 +127,26 @@ Node ParseModelNode(const std::vector<uint8_t>& bytes) {
       const Field f = count.Next();
       nodes += f.number == 1 && f.wire_type == 2;
     }
+    // The initializers (PyTorch's exports hold a module's weights there),
+    // keyed by their name (TensorProto field 8).
+    std::map<std::string, Tensor> initializers;
+    for (WireReader init(graph.data, graph.size, "GraphProto"); !init.Done();) {
+      const Field f = init.Next();
+      if (f.number != 5 || f.wire_type != 2) continue;
+      std::string name;
+      for (WireReader t(f.data, f.size, "TensorProto"); !t.Done();) {
+        const Field tf = t.Next();
+        if (tf.number == 8 && tf.wire_type == 2) name.assign(reinterpret_cast<const char*>(tf.data), tf.size);
+      }
+      initializers[name] = ParseTensor(std::vector<uint8_t>(f.data, f.data + f.size));
+    }
     WireReader g(graph.data, graph.size, "GraphProto");
     while (!g.Done()) {
       const Field node_field = g.Next();
       if (node_field.number != 1 || node_field.wire_type != 2) continue;
       Node node;
       node.graph_nodes = nodes;
+      node.initializers = std::move(initializers);
       WireReader n(node_field.data, node_field.size, "NodeProto");
       while (!n.Done()) {
         const Field f = n.Next();

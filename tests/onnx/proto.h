@@ -44,6 +44,7 @@ struct Node {
   std::vector<std::string> inputs;  // names; "" marks an omitted optional input
   std::vector<std::string> outputs;
   size_t graph_nodes = 1;            // nodes in the model's graph (this is the first)
+  std::map<std::string, Tensor> initializers;  // the graph's constant inputs, by name
   std::map<std::string, Attribute> attributes;
 
   float Float(const std::string& name, float fallback) const {

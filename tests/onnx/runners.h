@@ -80,6 +80,7 @@ TensorView<T, Strided<>> ViewOf(Tensor& t) {
 void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, Eltwise
 void AddStructuredRunners(std::map<std::string, Runner>& runners);   // gather, GEMM, ...
 void AddPoolRunners(std::map<std::string, Runner>& runners);         // pooling
+void AddConvRunners(std::map<std::string, Runner>& runners);         // Conv
 void AddReduceRunners(std::map<std::string, Runner>& runners);       // ArgMax, ArgMin
 
 }  // namespace tensorops::test

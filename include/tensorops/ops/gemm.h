@@ -118,6 +118,22 @@ inline float* AlignGemmScratch(void* p) {
   return reinterpret_cast<float*>(base);
 }
 
+// The packed blocks of A and B, then (narrow C) the float partial sums of
+// one NC-wide block of C, M x min(N, NC).
+inline size_t GemmScratchBytes(const GemmBlocking& blk, size_t m, size_t n, size_t k,
+                               bool narrow_c) {
+  const size_t kc = std::min(blk.kc, k);
+  const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
+  const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
+  // The B part also holds the few rows of accumulators of the small-M
+  // path (up to 4 x N), hence at least 4 rows even when K < 4.
+  const char* what = "Gemm scratch";
+  size_t floats = CheckedAdd(CheckedMul(a_rows, kc, what),
+                             CheckedMul(b_cols, std::max<size_t>(kc, 4), what), what);
+  if (narrow_c) floats = CheckedAdd(floats, CheckedMul(m, std::min(blk.nc, n), what), what);
+  return CheckedAdd(CheckedMul(floats, sizeof(float), what), kGemmScratchAlign, what);
+}
+
 // The plain call's scratch: one buffer per calling thread (each executor
 // worker has its own), grown to the largest call and freed when the thread
 // ends. A fresh multi-megabyte allocation per call would be returned to the
@@ -286,7 +302,7 @@ struct Gemm {
   // float there: M x min(N, NC) floats more).
   template <class TC = float>
   static size_t ScratchBytes(size_t m, size_t n, size_t k) {
-    return ScratchBytesFor(ActiveGemmBlocking(), m, n, k, !std::is_same_v<TC, float>);
+    return detail::GemmScratchBytes(ActiveGemmBlocking(), m, n, k, !std::is_same_v<TC, float>);
   }
 
   // The plain calls take scratch from each thread's own buffer (see
@@ -338,24 +354,6 @@ struct Gemm {
   }
 
  private:
-  // The packed blocks of A and B, then (narrow C) the float partial sums of
-  // one NC-wide block of C, M x min(N, NC).
-  static size_t ScratchBytesFor(const GemmBlocking& blk, size_t m, size_t n, size_t k,
-                                bool narrow_c) {
-    const size_t kc = std::min(blk.kc, k);
-    const size_t a_rows = std::min(blk.mc, (m + blk.mr - 1) / blk.mr * blk.mr);
-    const size_t b_cols = std::min(blk.nc, (n + blk.nr - 1) / blk.nr * blk.nr);
-    // The B part also holds the few rows of accumulators of the small-M
-    // path (up to 4 x N), hence at least 4 rows even when K < 4.
-    const char* what = "Gemm scratch";
-    size_t floats = detail::CheckedAdd(detail::CheckedMul(a_rows, kc, what),
-                                       detail::CheckedMul(b_cols, std::max<size_t>(kc, 4), what),
-                                       what);
-    if (narrow_c) floats = detail::CheckedAdd(floats, detail::CheckedMul(m, std::min(blk.nc, n), what), what);
-    return detail::CheckedAdd(detail::CheckedMul(floats, sizeof(float), what),
-                              detail::kGemmScratchAlign, what);
-  }
-
   static MatrixView<const float> PackedAsView(const PackedGemmB& b) {
     return MatrixView<const float>::FromValidated(nullptr, {b.rows(), b.cols()}, {0, 0});
   }
@@ -398,7 +396,7 @@ struct Gemm {
                    ActiveTargetName(), ") uses ", blk.nr, "; pack it again");
     }
     if (m == 0 || n == 0) return;
-    const size_t need = ScratchBytesFor(blk, m, n, k, kNarrowC);
+    const size_t need = detail::GemmScratchBytes(blk, m, n, k, kNarrowC);
     float* aligned_scratch = nullptr;
     if (caller_scratch) {
       if (scratch.size() < need) {

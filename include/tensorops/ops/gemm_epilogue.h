@@ -40,6 +40,7 @@
 
 #include "tensorops/detail/checks.h"
 #include "tensorops/error.h"
+#include "tensorops/layout/layouts.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/unary.h"
 #include "tensorops/parallel/split.h"
@@ -61,13 +62,41 @@ struct Bias {
       : values(b), scale(factor) {}
 };
 
+namespace detail {
+
+// A residual given as an image (Conv's form): dims and byte strides in N, C,
+// H, W order whatever the layout; data is null for a matrix residual.
+struct ResidualImage {
+  const float* data = nullptr;
+  size_t dims[4] = {};
+  size_t stride[4] = {};
+  const char* layout = "";
+};
+
+}  // namespace detail
+
 // x + r, r of C's M x N (added where it is listed: after an activation for a
-// transformer's skip connection, before it for ResNet's).
+// transformer's skip connection, before it for ResNet's). For Conv, r is an
+// image of y's dims and layout (ResNet's and MobileNet's skip).
 struct Residual {
-  MatrixView<const float> values;
+  MatrixView<const float> values = MatrixView<const float>::FromValidated(nullptr, {0, 0}, {0, 0});
+  detail::ResidualImage image;
 
   Residual(const MatrixView<const float>& r)  // NOLINT: implicit on purpose
       : values(r) {}
+  template <ImageLayout L>
+  Residual(const TensorView<const float, L>& r) {  // NOLINT: implicit on purpose
+    image.data = r.data();
+    const size_t axes[4] = {L::kN, L::kC, L::kH, L::kW};
+    for (size_t i = 0; i < 4; ++i) {
+      image.dims[i] = r.dim(axes[i]);
+      image.stride[i] = r.StrideBytes(axes[i]);
+    }
+    image.layout = L::kName;
+  }
+  template <ImageLayout L>
+  Residual(const TensorView<float, L>& r)  // NOLINT: implicit on purpose
+      : Residual(TensorView<const float, L>(r)) {}
 };
 
 namespace detail {
@@ -129,6 +158,10 @@ struct GemmStage<Residual> {
   };
   template <class TC>
   static State Resolve(const Residual& stage, const MatrixView<TC>& c) {
+    if (stage.image.data != nullptr) {
+      Fail(ErrorCode::kBadArgument, "Gemm epilogue: the residual is a ", stage.image.layout,
+           " image (Conv's form); Gemm takes an M x N matrix");
+    }
     return {BroadcastOperand(stage.values, "the residual", c, true)};
   }
 };

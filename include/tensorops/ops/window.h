@@ -80,7 +80,8 @@ namespace detail {
 // Resolves one axis for `op`; `name` is the axis ("H" or "W") for messages.
 inline WindowAxis ResolveWindowAxis(const char* op, const char* name, size_t in, size_t kernel,
                                     size_t stride, size_t dilation, size_t pad_begin,
-                                    size_t pad_end, AutoPad auto_pad, bool ceil_mode) {
+                                    size_t pad_end, AutoPad auto_pad, bool ceil_mode,
+                                    bool padding_only_windows = false) {
   if (kernel == 0 || stride == 0 || dilation == 0) {
     Fail(ErrorCode::kBadArgument, op, ": kernel ", kernel, ", stride ", stride, " and dilation ",
          dilation, " along ", name, " must all be at least 1");
@@ -127,7 +128,7 @@ inline WindowAxis ResolveWindowAxis(const char* op, const char* name, size_t in,
     axis.out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
     if (ceil_mode && axis.out > 1 && (axis.out - 1) * stride >= in + pad_begin) --axis.out;
   }
-  for (size_t o = 0; o < axis.out; ++o) {
+  for (size_t o = 0; o < axis.out && !padding_only_windows; ++o) {
     if (axis.FirstTap(o) >= axis.EndTap(o)) {
       Fail(ErrorCode::kBadArgument, op, ": the window of output ", o, " along ", name,
            " covers only padding (input ", in, ", kernel ", kernel, ", stride ", stride,

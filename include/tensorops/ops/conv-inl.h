@@ -1,0 +1,394 @@
+// Convolution kernels: the implicit GEMM (patches of a block of outputs fed
+// to the SGEMM's blocked loops) and the direct depthwise kernels (see conv.h).
+//
+// Included once per target through tensorops/kernels-inl.h.
+#if defined(TENSOROPS_OPS_CONV_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_OPS_CONV_INL_H_
+#undef TENSOROPS_OPS_CONV_INL_H_
+#else
+#define TENSOROPS_OPS_CONV_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/storage-inl.h"
+#include "tensorops/ops/conv.h"
+#include "tensorops/ops/gemm-inl.h"
+#include "tensorops/ops/gemm_epilogue-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// dst[0, n) = 0.
+HWY_INLINE void ZeroFloats(float* HWY_RESTRICT dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = 0.0f;
+}
+
+// dst[i] = float(src[i * step]) for i in [0, n), through a small buffer of
+// T (the widening is then one vector pass whatever the step).
+template <class T>
+HWY_INLINE void WidenStrided(const T* HWY_RESTRICT src, size_t step, size_t n,
+                             float* HWY_RESTRICT dst) {
+  if (step == 1) {
+    WidenRun<T>(src, n, dst);
+    return;
+  }
+  constexpr size_t kChunk = 64;
+  T tmp[kChunk];
+  for (size_t i0 = 0; i0 < n; i0 += kChunk) {
+    const size_t count = HWY_MIN(kChunk, n - i0);
+    for (size_t i = 0; i < count; ++i) tmp[i] = src[(i0 + i) * step];
+    WidenRun<T>(tmp, count, dst + i0);
+  }
+}
+
+// dst[i] for output columns o = o0 + i, i in [0, n): float(row[o stride +
+// offset]) where that column lies in [0, in), else 0. offset may be negative
+// (the left pad).
+template <class T>
+HWY_INLINE void GatherColumns(const T* row, size_t in, size_t stride, int64_t offset, size_t o0,
+                              size_t n, float* HWY_RESTRICT dst) {
+  // Outputs [lo, hi) read inside the row.
+  const auto s = static_cast<int64_t>(stride);
+  const int64_t first = static_cast<int64_t>(o0) * s + offset;
+  size_t lo = 0;
+  if (first < 0) lo = static_cast<size_t>((-first + s - 1) / s);
+  size_t hi = n;
+  const int64_t room = static_cast<int64_t>(in) - 1 - first;  // last readable column - first
+  if (room < 0) {
+    hi = 0;
+  } else {
+    hi = HWY_MIN(n, static_cast<size_t>(room / s) + 1);
+  }
+  if (lo >= hi) {
+    ZeroFloats(dst, n);
+    return;
+  }
+  ZeroFloats(dst, lo);
+  WidenStrided<T>(row + (first + static_cast<int64_t>(lo) * s), stride, hi - lo, dst + lo);
+  ZeroFloats(dst + hi, n - hi);
+}
+
+template <class TX, class TY, class Epi, bool kChannelsLast>
+struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
+  using Kernel = ConvKernel<TX, TY, Epi, kChannelsLast>;
+  using Job = typename Kernel::Job;
+  using States = typename Epi::States;
+  static constexpr bool kFinishPass = !hwy::IsSame<TY, float>() || !Epi::kEmpty;
+
+  // The epilogue's states for the block whose first output is (n, c0, oh, ow).
+  static States StatesAt(const Job& job, size_t n, size_t c0, size_t oh, size_t ow) {
+    return std::apply([&](const auto&... s) { return States{s.At(n, c0, oh, ow)...}; },
+                      job.stages);
+  }
+  static const TX* XAt(const Job& job, size_t n, size_t c, size_t ih, size_t iw) {
+    return detail::AdvanceBytes(job.x, n * job.x_stride[0] + c * job.x_stride[1] +
+                                           ih * job.x_stride[2] + iw * job.x_stride[3]);
+  }
+  static TY* YAt(const Job& job, size_t n, size_t c, size_t oh, size_t ow) {
+    return detail::AdvanceBytes(job.y, n * job.y_stride[0] + c * job.y_stride[1] +
+                                           oh * job.y_stride[2] + ow * job.y_stride[3]);
+  }
+
+  static void Run(const Kernel&, const Job& job) {
+    float* scratch = job.scratch != nullptr ? job.scratch
+                                            : detail::GemmThreadScratch(job.thread_scratch_bytes);
+    if (job.strategy == ConvStrategy::kDepthwise) {
+      if constexpr (kChannelsLast) {
+        DepthwiseNhwc(job, scratch);
+      } else {
+        DepthwiseNchw(job, scratch);
+      }
+      return;
+    }
+    const size_t ow_n = job.w.out, oh_n = job.h.out;
+    const size_t k = job.in_channels / job.groups * job.h.kernel * job.w.kernel;
+    float* patch = scratch;
+    float* gemm_scratch = detail::AlignGemmScratch(patch + job.block_pixels * k);
+    for (size_t unit = job.unit_begin; unit < job.unit_end;) {
+      const size_t oh = unit % oh_n;
+      const size_t g = unit / oh_n % job.groups;
+      const size_t n = unit / oh_n / job.groups;
+      const size_t rows = HWY_MIN(job.unit_end - unit, oh_n - oh);
+      const size_t end = (oh + rows) * ow_n;
+      for (size_t p = oh * ow_n; p < end;) {
+        size_t count = HWY_MIN(job.block_pixels, end - p);
+        if (!job.merge_rows) count = HWY_MIN(count, ow_n - p % ow_n);
+        GemmBlock(job, n, g, p, count, patch, gemm_scratch);
+        p += count;
+      }
+      unit += rows;
+    }
+  }
+
+  // ------------------------------------------------------ implicit GEMM
+
+  // Output pixels [p, p + count) (row-major over oh, ow) of image n, group g.
+  static void GemmBlock(const Job& job, size_t n, size_t g, size_t p, size_t count, float* patch,
+                        float* gemm_scratch) {
+    const size_t cg = job.in_channels / job.groups, og = job.out_channels / job.groups;
+    const size_t k = cg * job.h.kernel * job.w.kernel;
+    const size_t oh0 = p / job.w.out, ow0 = p % job.w.out;
+    GemmProblem<float, float, TY> prob{};
+    prob.alpha = 1.0f;
+    prob.beta = 0.0f;
+    prob.k = k;
+    prob.scratch = gemm_scratch;
+    prob.caches = job.caches;
+    prob.c = YAt(job, n, g * og, oh0, ow0);
+    const float* x_in_place = nullptr;
+    if constexpr (hwy::IsSame<TX, float>()) {
+      if (job.pointwise) x_in_place = XAt(job, n, g * cg, oh0, ow0);
+    }
+    if constexpr (kChannelsLast) {
+      // C (pixels x Og) = patches (pixels x kH kW Cg) * packed weights.
+      prob.c_row_bytes = job.y_stride[3];
+      prob.m = count;
+      prob.n = og;
+      if (x_in_place != nullptr) {
+        prob.a = x_in_place;
+        prob.a_stride[0] = job.x_stride[3];
+      } else {
+        PatchRowsNhwc(job, n, g, p, count, patch);
+        prob.a = patch;
+        prob.a_stride[0] = k * sizeof(float);
+      }
+      prob.a_stride[1] = sizeof(float);
+      prob.packed_b = job.weights + g * job.group_floats;
+    } else {
+      // C (Og x pixels) = weights (Og x Cg kH kW) * patches, the patches
+      // written as the GEMM's packed panels of B.
+      prob.c_row_bytes = job.y_stride[1];
+      prob.m = og;
+      prob.n = count;
+      prob.a = job.weights + g * job.group_floats;
+      prob.a_stride[0] = k * sizeof(float);
+      prob.a_stride[1] = sizeof(float);
+      if (x_in_place != nullptr) {
+        prob.b = x_in_place;
+        prob.b_stride[0] = job.x_stride[1];
+        prob.b_stride[1] = sizeof(float);
+      } else {
+        PatchPanelsNchw(job, n, g, p, count, patch);
+        prob.packed_b = patch;
+      }
+    }
+    if constexpr (kFinishPass) {
+      const States states = StatesAt(job, n, g * og, oh0, ow0);
+      GemmLoops<float, float, TY, true>::Run(prob, {&GemmFinishTile<TY, States>, &states});
+    } else {
+      GemmLoops<float, float, TY, false>::Run(prob, {nullptr, nullptr});
+    }
+  }
+
+  // NHWC: patch row i (k = (tap, c), kH kW Cg floats) for output pixel p + i.
+  static void PatchRowsNhwc(const Job& job, size_t n, size_t g, size_t p, size_t count,
+                            float* HWY_RESTRICT patch) {
+    const size_t cg = job.in_channels / job.groups;
+    const size_t kh = job.h.kernel, kw = job.w.kernel;
+    const size_t k = cg * kh * kw;
+    for (size_t i = 0; i < count; ++i) {
+      const size_t oh = (p + i) / job.w.out, ow = (p + i) % job.w.out;
+      float* row = patch + i * k;
+      const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
+      for (size_t y = 0; y < kh; ++y) {
+        const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
+        for (size_t x = 0; x < kw; ++x) {
+          const int64_t iw = iw0 + static_cast<int64_t>(x * job.w.dilation);
+          float* dst = row + (y * kw + x) * cg;
+          if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(job.h.in) ||
+              iw >= static_cast<int64_t>(job.w.in)) {
+            ZeroFloats(dst, cg);
+          } else {
+            WidenRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih), static_cast<size_t>(iw)), cg,
+                         dst);
+          }
+        }
+      }
+    }
+  }
+
+  // NCHW: the patches of pixels [p, p + count) as ceil(count / NR) packed
+  // panels of B: panel t holds (k, j) at t * K * NR + k * NR + j, k = (c, tap)
+  // in W's order, j the pixel in the panel; the last panel's columns past
+  // `count` are zero.
+  static void PatchPanelsNchw(const Job& job, size_t n, size_t g, size_t p, size_t count,
+                              float* HWY_RESTRICT patch) {
+    const size_t nr = GemmPanelWidth();
+    const size_t cg = job.in_channels / job.groups;
+    const size_t kh = job.h.kernel, kw = job.w.kernel;
+    const size_t k = cg * kh * kw;
+    const size_t panels = (count + nr - 1) / nr;
+    if (count % nr != 0) ZeroFloats(patch + (panels - 1) * k * nr, k * nr);
+    for (size_t t = 0; t < panels; ++t) {
+      float* panel = patch + t * k * nr;
+      const size_t j_end = HWY_MIN(count, (t + 1) * nr);
+      // Runs of the panel's pixels within one output row.
+      for (size_t j = t * nr; j < j_end;) {
+        const size_t oh = (p + j) / job.w.out, ow = (p + j) % job.w.out;
+        const size_t run = HWY_MIN(j_end - j, job.w.out - ow);
+        const int64_t ih0 = job.h.Start(oh);
+        for (size_t c = 0; c < cg; ++c) {
+          for (size_t y = 0; y < kh; ++y) {
+            const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
+            const bool row_inside = ih >= 0 && ih < static_cast<int64_t>(job.h.in);
+            const TX* src = row_inside ? XAt(job, n, g * cg + c, static_cast<size_t>(ih), 0) : nullptr;
+            for (size_t x = 0; x < kw; ++x) {
+              float* dst = panel + ((c * kh + y) * kw + x) * nr + (j - t * nr);
+              if (!row_inside) {
+                ZeroFloats(dst, run);
+                continue;
+              }
+              const int64_t offset = static_cast<int64_t>(x * job.w.dilation) -
+                                     static_cast<int64_t>(job.w.pad_begin);
+              GatherColumns<TX>(src, job.w.in, job.w.stride, offset, ow, run, dst);
+            }
+          }
+        }
+        j += run;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------- depthwise
+
+  // NHWC, channels across lanes: output row by output row, each pixel's
+  // channels in groups of four vectors (four independent FMA chains) over the
+  // taps inside the input. Sums go to y directly (float, no stages) or to a
+  // row of scratch that the epilogue pass turns into y.
+  static void DepthwiseNhwc(const Job& job, float* scratch) {
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t channels = job.out_channels;
+    const size_t kw = job.w.kernel;
+    for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
+      const size_t n = unit / job.h.out, oh = unit % job.h.out;
+      const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
+      for (size_t ow = 0; ow < job.w.out; ++ow) {
+        const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
+        float* out;
+        if constexpr (kFinishPass) {
+          out = scratch + ow * channels;
+        } else {
+          out = reinterpret_cast<float*>(YAt(job, n, 0, oh, ow));
+        }
+        const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
+        // Tap (i, j)'s input pixel and weights.
+        const auto x_at = [&](size_t i, size_t j) {
+          return XAt(job, n, 0, static_cast<size_t>(ih0 + static_cast<int64_t>(i * job.h.dilation)),
+                     static_cast<size_t>(iw0 + static_cast<int64_t>(j * job.w.dilation)));
+        };
+        const auto w_at = [&](size_t i, size_t j) { return job.weights + (i * kw + j) * channels; };
+        size_t c = 0;
+        for (; c + 4 * lanes <= channels; c += 4 * lanes) {
+          auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+          for (size_t i = i0; i < i1; ++i) {
+            for (size_t j = j0; j < j1; ++j) {
+              const TX* px = x_at(i, j) + c;
+              const float* pw = w_at(i, j) + c;
+              a0 = hn::MulAdd(hn::LoadU(d, pw), LoadAsF32<TX>(d, px), a0);
+              a1 = hn::MulAdd(hn::LoadU(d, pw + lanes), LoadAsF32<TX>(d, px + lanes), a1);
+              a2 = hn::MulAdd(hn::LoadU(d, pw + 2 * lanes), LoadAsF32<TX>(d, px + 2 * lanes), a2);
+              a3 = hn::MulAdd(hn::LoadU(d, pw + 3 * lanes), LoadAsF32<TX>(d, px + 3 * lanes), a3);
+            }
+          }
+          hn::StoreU(a0, d, out + c);
+          hn::StoreU(a1, d, out + c + lanes);
+          hn::StoreU(a2, d, out + c + 2 * lanes);
+          hn::StoreU(a3, d, out + c + 3 * lanes);
+        }
+        for (; c < channels; c += lanes) {
+          const size_t count = HWY_MIN(lanes, channels - c);
+          auto a = hn::Zero(d);
+          for (size_t i = i0; i < i1; ++i) {
+            for (size_t j = j0; j < j1; ++j) {
+              a = hn::MulAdd(LoadUpToAsF32<float>(d, w_at(i, j) + c, count),
+                             LoadUpToAsF32<TX>(d, x_at(i, j) + c, count), a);
+            }
+          }
+          StoreUpToFromF32<float>(d, a, out + c, count);
+        }
+      }
+      if constexpr (kFinishPass) {
+        GemmEpiloguePass<float, TY>(scratch, channels * sizeof(float), 1.0f, YAt(job, n, 0, oh, 0),
+                                    job.y_stride[3], job.w.out, channels,
+                                    StatesAt(job, n, 0, oh, 0), 0, 0);
+      }
+    }
+  }
+
+  // NCHW, output columns across lanes: each input plane is copied once,
+  // padded, into scratch with its columns split by stride phase (phase q
+  // holds padded columns q, q + s, q + 2s, ...), so that tap j of outputs
+  // [ow, ow + lanes) is one contiguous load: phase (j dw) mod s, from column
+  // ow + (j dw) / s. Two vectors of outputs per step (two FMA chains).
+  static void DepthwiseNchw(const Job& job, float* scratch) {
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t s = job.w.stride;
+    const size_t kh = job.h.kernel, kw = job.w.kernel;
+    const size_t rows = (job.h.out - 1) * job.h.stride + (kh - 1) * job.h.dilation + 1;
+    const size_t cols = Conv::DepthwisePhaseCols(job.w);
+    float* plane = scratch;
+    float* sums = plane + s * rows * cols;
+    for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
+      const size_t n = unit / job.out_channels, c = unit % job.out_channels;
+      for (size_t r = 0; r < rows; ++r) {
+        const int64_t ih = static_cast<int64_t>(r) - static_cast<int64_t>(job.h.pad_begin);
+        const bool inside = ih >= 0 && ih < static_cast<int64_t>(job.h.in);
+        for (size_t q = 0; q < s; ++q) {
+          float* dst = plane + (q * rows + r) * cols;
+          if (!inside) {
+            ZeroFloats(dst, cols);
+          } else {
+            GatherColumns<TX>(XAt(job, n, c, static_cast<size_t>(ih), 0), job.w.in, s,
+                              static_cast<int64_t>(q) - static_cast<int64_t>(job.w.pad_begin), 0,
+                              cols, dst);
+          }
+        }
+      }
+      const float* weights = job.weights + c * kh * kw;
+      for (size_t oh = 0; oh < job.h.out; ++oh) {
+        float* out;
+        if constexpr (kFinishPass) {
+          out = sums;
+        } else {
+          out = reinterpret_cast<float*>(YAt(job, n, c, oh, 0));
+        }
+        for (size_t ow = 0; ow < job.w.out; ow += 2 * lanes) {
+          auto a0 = hn::Zero(d), a1 = hn::Zero(d);
+          for (size_t i = 0; i < kh; ++i) {
+            const size_t r = oh * job.h.stride + i * job.h.dilation;
+            for (size_t j = 0; j < kw; ++j) {
+              const size_t reach = j * job.w.dilation;
+              const float* in = plane + ((reach % s) * rows + r) * cols + reach / s + ow;
+              const auto wv = hn::Set(d, weights[i * kw + j]);
+              a0 = hn::MulAdd(wv, hn::LoadU(d, in), a0);
+              a1 = hn::MulAdd(wv, hn::LoadU(d, in + lanes), a1);
+            }
+          }
+          if constexpr (kFinishPass) {
+            hn::StoreU(a0, d, out + ow);  // sums has room for whole vectors
+            hn::StoreU(a1, d, out + ow + lanes);
+          } else {
+            const size_t left = job.w.out - ow;
+            StoreUpToFromF32<float>(d, a0, out + ow, HWY_MIN(lanes, left));
+            if (left > lanes) StoreUpToFromF32<float>(d, a1, out + ow + lanes, HWY_MIN(lanes, left - lanes));
+          }
+        }
+        if constexpr (kFinishPass) {
+          GemmEpiloguePass<float, TY>(sums, 0, 1.0f, YAt(job, n, c, oh, 0), 0, 1, job.w.out,
+                                      StatesAt(job, n, c, oh, 0), 0, 0);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_OPS_CONV_INL_H_

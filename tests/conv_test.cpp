@@ -1,0 +1,392 @@
+// Conv against a double-precision reference written from ONNX's definition,
+// on every target: kernels 1-5, strides 1-3, dilations 1-2, explicit pads and
+// every auto_pad, groups 1, 2, 3 and depthwise (with and without a channel
+// multiplier), both layouts, batch 2, odd sizes, 1x1 planes, padded pitches,
+// float16/bfloat16 storage, epilogues (bias, residual, activation) and
+// executors (bit-identical to serial), and the errors.
+//
+// Tolerance: each output is a float sum of K = Cg kH kW products (by FMAs,
+// in blocks); its error is within (K + 2) float roundings of sum |w x|,
+// plus the epilogue's additions (|bias| + |residual|) and the storage
+// type's rounding of the result.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <tensorops/api.h>
+
+#include "support/catch.h"
+#include "support/expect_error.h"
+#include "support/random.h"
+#include "support/reference_convert.h"
+#include "support/reference_window.h"
+#include "support/targets.h"
+#include "support/test_tensor.h"
+
+namespace tensorops::test {
+namespace {
+
+struct Shape {
+  size_t n, c, h, w, o, group, kh, kw;
+};
+
+std::string Describe(const Shape& s, const Conv& conv) {
+  const char* pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+  return "N " + std::to_string(s.n) + " C " + std::to_string(s.c) + " H " + std::to_string(s.h) +
+         " W " + std::to_string(s.w) + " O " + std::to_string(s.o) + " group " +
+         std::to_string(s.group) + " kernel " + std::to_string(s.kh) + "x" + std::to_string(s.kw) +
+         " strides " + std::to_string(conv.strides.h) + "," + std::to_string(conv.strides.w) +
+         " dilations " + std::to_string(conv.dilations.h) + "," +
+         std::to_string(conv.dilations.w) + " pads " + std::to_string(conv.pads.top) + "," +
+         std::to_string(conv.pads.left) + "," + std::to_string(conv.pads.bottom) + "," +
+         std::to_string(conv.pads.right) + " auto_pad " +
+         pad_names[static_cast<int>(conv.auto_pad)];
+}
+
+// Which epilogue a check runs (each is its own kernel).
+enum class Stages { kNone, kBias, kBiasResidualRelu };
+
+template <class T>
+constexpr double Step() {
+  return std::is_same_v<T, hwy::float16_t> ? 0x1p-11 : std::is_same_v<T, hwy::bfloat16_t> ? 0x1p-8 : 0;
+}
+
+template <class T>
+T Value(Rng& rng, bool mixed) {
+  if (mixed) return MixedMagnitude<T>(rng);
+  return RefConvert<T>(std::uniform_real_distribution<float>(-2, 2)(rng));
+}
+
+// Runs Conv on random x (and W, bias, residual) of `shape` and compares with
+// the reference on every target. Mixed magnitudes (1e-3 to 1e3) where the
+// output type holds them; float16/bfloat16 outputs get values in [-2, 2].
+template <Stages kStages, class TX, class TY, class L>
+void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Extents& y_pad,
+           uint64_t seed) {
+  Conv conv = conv_in;
+  conv.group = s.group;
+  const RefAxis ah = RefResolve(s.h, s.kh, conv.strides.h, conv.dilations.h, conv.pads.top,
+                                conv.pads.bottom, conv.auto_pad, false);
+  const RefAxis aw = RefResolve(s.w, s.kw, conv.strides.w, conv.dilations.w, conv.pads.left,
+                                conv.pads.right, conv.auto_pad, false);
+  const size_t cg = s.c / s.group, og = s.o / s.group;
+  const Dims x_dims = InLayout<L>(s.n, s.c, s.h, s.w);
+  const Dims y_dims = InLayout<L>(s.n, s.o, ah.out, aw.out);
+  INFO("Conv " << kElementName<TX> << " -> " << kElementName<TY>
+               << (std::is_same_v<L, Nhwc> ? " NHWC " : " NCHW ") << Describe(s, conv) << " x pad "
+               << x_pad << " y pad " << y_pad << " stages " << static_cast<int>(kStages)
+               << " seed " << seed);
+  const bool mixed = std::is_same_v<TY, float>;
+  Rng rng(seed);
+  TestTensor<TX, L> x(x_dims, x_pad);
+  x.Fill([&](const Extents&) { return Value<TX>(rng, mixed); });
+  TestTensor<float, Strided<>> w({s.o, cg, s.kh, s.kw}, {0, 1, 0, 1});
+  w.Fill([&](const Extents&) { return Value<float>(rng, mixed); });
+  std::vector<float> bias(s.o);
+  for (float& b : bias) b = Value<float>(rng, mixed);
+  TestTensor<float, L> residual(y_dims, {0, 1, 0, 2});
+  residual.Fill([&](const Extents&) { return Value<float>(rng, mixed); });
+
+  std::vector<double> want, tol;
+  ForEachIndex(y_dims, [&](const Extents& out) {
+    const size_t n = out[L::kN], o = out[L::kC], oh = out[L::kH], ow = out[L::kW];
+    const size_t g = o / og;
+    double sum = 0, abs_sum = 0;
+    for (size_t c = 0; c < cg; ++c) {
+      for (size_t i = 0; i < s.kh; ++i) {
+        for (size_t j = 0; j < s.kw; ++j) {
+          const int64_t ih = static_cast<int64_t>(oh * conv.strides.h + i * conv.dilations.h) -
+                             static_cast<int64_t>(ah.pad_begin);
+          const int64_t iw = static_cast<int64_t>(ow * conv.strides.w + j * conv.dilations.w) -
+                             static_cast<int64_t>(aw.pad_begin);
+          if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(s.h) || iw >= static_cast<int64_t>(s.w)) {
+            continue;
+          }
+          const double xv = RefToFloat(x.at(InLayout<L>(n, g * cg + c, static_cast<size_t>(ih),
+                                                        static_cast<size_t>(iw))));
+          const double term = static_cast<double>(w.at({o, c, i, j})) * xv;
+          sum += term;
+          abs_sum += std::fabs(term);
+        }
+      }
+    }
+    double extra = 0;
+    if (kStages != Stages::kNone) {
+      sum += bias[o];
+      extra += std::fabs(bias[o]);
+    }
+    if (kStages == Stages::kBiasResidualRelu) {
+      const double r = residual.at(out);
+      sum = std::max(0.0, sum + r);
+      extra += std::fabs(r);
+    }
+    want.push_back(sum);
+    tol.push_back(static_cast<double>(cg * s.kh * s.kw + 2) * 0x1p-23 * (abs_sum + extra) +
+                  Step<TY>() * std::fabs(sum) + (std::is_same_v<TY, hwy::float16_t> ? 0x1p-24 : 0));
+  });
+
+  ForEachTarget([&](int64_t) {
+    const ConvWeights<L> weights(w.ConstView(), s.group);
+    const Size2 size = conv.OutputSize(weights, s.h, s.w);
+    CHECK((size.h == ah.out && size.w == aw.out));
+    TestTensor<TY, L> y(y_dims, y_pad);
+    if constexpr (kStages == Stages::kNone) {
+      conv(x.ConstView(), weights, y.View());
+    } else if constexpr (kStages == Stages::kBias) {
+      conv(x.ConstView(), weights, y.View(), Epilogue{Bias{bias}});
+    } else {
+      // With the caller's scratch, stated by ScratchBytes.
+      std::vector<std::byte> scratch(conv.ScratchBytes<TY>(weights, s.h, s.w));
+      conv(x.ConstView(), weights, y.View(),
+           Epilogue{Bias{bias}, Residual{residual.ConstView()}, Unary<UnaryKind::kRelu>{}},
+           std::span<std::byte>(scratch));
+    }
+    CHECK(y.OnlyElementsWritten());
+    size_t k = 0, failures = 0;
+    ForEachIndex(y_dims, [&](const Extents& out) {
+      const double got = RefToFloat(y.at(out));
+      if (!(std::fabs(got - want[k]) <= tol[k]) && failures++ < 5) {
+        FAIL_CHECK("output " << out << ": got " << got << ", want " << want[k] << " (tolerance "
+                             << tol[k] << ")");
+      }
+      ++k;
+    });
+    CHECK(failures == 0);
+  });
+}
+
+template <Stages kStages, class TX, class TY>
+void CheckBothLayouts(const Shape& s, const Conv& conv, uint64_t seed) {
+  Check<kStages, TX, TY, Nchw>(s, conv, {}, {}, seed);
+  Check<kStages, TX, TY, Nhwc>(s, conv, {}, {}, seed + 1);
+}
+
+// Every kernel size, stride and dilation with pads around the window's
+// extent, for each grouping: 1 (the implicit GEMM), 2 and 3 groups,
+// depthwise (direct kernels) and depthwise with a channel multiplier of 2.
+TEST_CASE("Conv: every kernel, stride, dilation, pad and group, both layouts", "[conv]") {
+  uint64_t seed = 1;
+  const std::vector<Shape> groupings = {
+      {1, 4, 9, 11, 5, 1, 0, 0},   // one group
+      {1, 6, 8, 7, 4, 2, 0, 0},    // two groups of 3 -> 2
+      {1, 6, 7, 9, 9, 3, 0, 0},    // three groups of 2 -> 3
+      {1, 5, 9, 10, 5, 5, 0, 0},   // depthwise
+      {1, 3, 8, 9, 6, 3, 0, 0},    // depthwise, multiplier 2
+  };
+  for (const Shape& base : groupings) {
+    for (size_t k : {1, 2, 3, 5}) {
+      for (size_t st : {1, 2, 3}) {
+        for (size_t dil : {1, 2}) {
+          if (k == 1 && dil == 2) continue;
+          const size_t extent = dil * (k - 1) + 1;
+          if (extent > base.h + 2) continue;
+          Shape s = base;
+          s.kh = s.kw = k;
+          const size_t p = std::min<size_t>(extent - 1, 2);
+          CheckBothLayouts<Stages::kNone, float, float>(
+              s, Conv{.strides = {st, st}, .dilations = {dil, dil}, .pads = {p, p / 2, p / 2, p}},
+              seed);
+          seed += 2;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Conv: auto_pad, rectangles, odd and size-1 shapes, batches", "[conv]") {
+  uint64_t seed = 1000;
+  for (AutoPad pad : {AutoPad::kSameUpper, AutoPad::kSameLower, AutoPad::kValid}) {
+    for (size_t group : {1, 4}) {
+      CheckBothLayouts<Stages::kNone, float, float>({2, 4, 7, 10, 4, group, 3, 2},
+                                                    Conv{.strides = {2, 1}, .auto_pad = pad}, seed);
+      seed += 2;
+    }
+  }
+  const Conv plain{};
+  // 1x1 planes, one channel, a 1x1 kernel on 1x1 input, wide rows that
+  // cross the GEMM's register tiles and vector tails, many channels.
+  for (const Shape& s : std::vector<Shape>{{1, 1, 1, 1, 1, 1, 1, 1},
+                                           {2, 3, 1, 1, 7, 1, 1, 1},
+                                           {1, 1, 5, 6, 1, 1, 3, 3},
+                                           {1, 7, 1, 37, 3, 1, 1, 3},
+                                           {1, 19, 3, 131, 17, 1, 1, 1},
+                                           {1, 33, 5, 21, 70, 1, 3, 3},
+                                           {2, 130, 5, 6, 130, 130, 3, 3},
+                                           {1, 37, 11, 6, 37, 37, 5, 5}}) {
+    CheckBothLayouts<Stages::kNone, float, float>(s, plain, seed);
+    CheckBothLayouts<Stages::kNone, float, float>(s, Conv{.pads = {1, 1, 1, 1}}, seed + 2);
+    seed += 4;
+  }
+  // A window of padding only: the output is the epilogue of 0.
+  CheckBothLayouts<Stages::kBias, float, float>({1, 2, 2, 2, 3, 1, 1, 1},
+                                                Conv{.strides = {2, 2}, .pads = {1, 1, 1, 1}}, seed);
+}
+
+TEST_CASE("Conv: padded pitches and sub-views", "[conv]") {
+  uint64_t seed = 2000;
+  for (const Shape& s : std::vector<Shape>{{2, 5, 9, 13, 7, 1, 3, 3},
+                                           {1, 6, 10, 9, 6, 6, 3, 3},
+                                           {1, 8, 6, 7, 12, 1, 1, 1},
+                                           {1, 4, 11, 12, 8, 2, 3, 3}}) {
+    for (size_t st : {1, 2}) {
+      const Conv conv{.strides = {st, st}, .pads = {1, 1, 1, 1}};
+      Check<Stages::kNone, float, float, Nchw>(s, conv, {1, 2, 1, 3}, {0, 1, 2, 1}, seed++);
+      Check<Stages::kNone, float, float, Nhwc>(s, conv, {1, 2, 1, 3}, {0, 1, 2, 1}, seed++);
+      Check<Stages::kBiasResidualRelu, float, float, Nchw>(s, conv, {0, 0, 0, 5}, {0, 0, 1, 3}, seed++);
+      Check<Stages::kBiasResidualRelu, float, float, Nhwc>(s, conv, {0, 0, 2, 0}, {0, 1, 0, 3}, seed++);
+    }
+  }
+  // A 1x1 convolution reads x in place: through a channel sub-view too.
+  Rng rng(2100);
+  TestTensor<float, Nhwc> big({1, 6, 7, 20});
+  big.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  TestTensor<float, Strided<>> w({5, 8, 1, 1});
+  w.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  const auto sub = big.ConstView().Channels(3, 8);
+  ForEachTarget([&](int64_t) {
+    const ConvWeights<Nhwc> weights(w.ConstView());
+    TestTensor<float, Nhwc> y({1, 6, 7, 5});
+    Conv{}(sub, weights, y.View());
+    size_t failures = 0;
+    ForEachIndex(y.dims(), [&](const Extents& i) {
+      double sum = 0, abs_sum = 0;
+      for (size_t c = 0; c < 8; ++c) {
+        const double t = static_cast<double>(w.at({i[3], c, 0, 0})) * sub.at({0, i[1], i[2], c});
+        sum += t;
+        abs_sum += std::fabs(t);
+      }
+      if (std::fabs(y.at(i) - sum) > 10 * 0x1p-23 * abs_sum && failures++ < 5) {
+        FAIL_CHECK("output " << i << ": got " << y.at(i) << ", want " << sum);
+      }
+    });
+    CHECK(failures == 0);
+  });
+}
+
+TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
+  uint64_t seed = 3000;
+  for (const Shape& s : std::vector<Shape>{{1, 5, 9, 13, 7, 1, 3, 3},
+                                           {2, 9, 6, 7, 9, 9, 3, 3},
+                                           {1, 8, 6, 19, 12, 1, 1, 1},
+                                           {1, 6, 7, 8, 4, 2, 2, 3}}) {
+    for (size_t st : {1, 2}) {
+      const Conv conv{.strides = {st, st}, .pads = {1, 0, 1, 1}};
+      CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed);
+      CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2);
+      CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
+      seed += 6;
+    }
+  }
+}
+
+TEST_CASE("Conv on an executor writes the serial run's bytes", "[conv][parallel]") {
+  Rng rng(4000);
+  TestTensor<float, Nhwc> nhwc({2, 13, 11, 24});
+  nhwc.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  TestTensor<float, Nchw> nchw({2, 24, 13, 11});
+  nchw.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  TestTensor<float, Strided<>> dense_w({16, 24, 3, 3}), depth_w({24, 1, 3, 3});
+  dense_w.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  depth_w.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  std::vector<float> bias(24);
+  for (float& b : bias) b = MixedMagnitude<float>(rng);
+  ForEachTarget([&](int64_t) {
+    const detail::ScopedMinRangeNs tiny_ranges(0.0);
+    ThreadPool pool(3);
+    const Conv dense{.strides = {2, 1}, .pads = {1, 1, 1, 1}};
+    const Conv depthwise{.pads = {1, 1, 1, 1}, .group = 24};
+    {
+      const ConvWeights<Nhwc> w(dense_w.ConstView());
+      TestTensor<float, Nhwc> a({2, 7, 11, 16}), b({2, 7, 11, 16});
+      dense(nhwc.ConstView(), w, a.View(), Epilogue{Bias{std::span(bias).first(16)}});
+      dense(nhwc.ConstView(), w, b.View(), Epilogue{Bias{std::span(bias).first(16)}}, pool);
+      CHECK(a.Snapshot() == b.Snapshot());
+    }
+    {
+      const ConvWeights<Nchw> w(dense_w.ConstView());
+      TestTensor<float, Nchw> a({2, 16, 7, 11}), b({2, 16, 7, 11});
+      dense(nchw.ConstView(), w, a.View());
+      dense(nchw.ConstView(), w, b.View(), pool);
+      CHECK(a.Snapshot() == b.Snapshot());
+    }
+    {
+      const ConvWeights<Nhwc> w(depth_w.ConstView(), 24);
+      TestTensor<float, Nhwc> a({2, 13, 11, 24}), b({2, 13, 11, 24});
+      depthwise(nhwc.ConstView(), w, a.View(), Epilogue{Bias{bias}});
+      depthwise(nhwc.ConstView(), w, b.View(), Epilogue{Bias{bias}}, pool);
+      CHECK(a.Snapshot() == b.Snapshot());
+    }
+    {
+      const ConvWeights<Nchw> w(depth_w.ConstView(), 24);
+      TestTensor<float, Nchw> a({2, 24, 13, 11}), b({2, 24, 13, 11});
+      depthwise(nchw.ConstView(), w, a.View());
+      depthwise(nchw.ConstView(), w, b.View(), pool);
+      CHECK(a.Snapshot() == b.Snapshot());
+    }
+  });
+}
+
+TEST_CASE("Conv rejects bad arguments and writes nothing", "[conv]") {
+  TestTensor<float, Nchw> x({1, 4, 6, 6}), y({1, 6, 6, 6}), small({1, 6, 5, 6});
+  TestTensor<float, Strided<>> w({6, 2, 3, 3}), w3({6, 2, 3});
+  const ConvWeights<Nchw> grouped(w.ConstView(), 2);
+  const auto before = y.Snapshot();
+  const Conv same{.pads = {1, 1, 1, 1}, .group = 2};
+  CHECK(ErrorOf(ErrorCode::kBadRank, [&] { ConvWeights<Nchw>(w3.ConstView()); })
+            .find("rank 3") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { ConvWeights<Nchw>(w.ConstView(), 4); })
+            .find("groups 4") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { Conv{.pads = {1, 1, 1, 1}}(x.ConstView(), grouped, y.View()); })
+            .find("prepared for 2 groups") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] { same(x.ConstView(), grouped, small.View()); })
+            .find("y dims") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Conv{.kernel = {2, 2}, .pads = {1, 1, 1, 1}, .group = 2}(x.ConstView(), grouped, y.View());
+        }).find("differs from the weights' 3 x 3") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Conv{.strides = {0, 1}, .group = 2}(x.ConstView(), grouped, y.View());
+        }).find("at least 1") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Conv{.pads = {1, 1, 1, 1}, .auto_pad = AutoPad::kValid, .group = 2}(x.ConstView(), grouped, y.View());
+        }).find("auto_pad") != std::string::npos);
+  TestTensor<float, Nchw> x5({1, 5, 6, 6});
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] { same(x5.ConstView(), grouped, y.View()); })
+            .find("x has 5 channels") != std::string::npos);
+  const std::vector<float> bias(5);
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          same(x.ConstView(), grouped, y.View(), Epilogue{Bias{bias}});
+        }).find("one value per output channel (6)") != std::string::npos);
+  TestTensor<float, Nchw> r_small({1, 6, 6, 5});
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          same(x.ConstView(), grouped, y.View(), Epilogue{Residual{r_small.ConstView()}});
+        }).find("the residual is N 1, C 6, H 6, W 5") != std::string::npos);
+  TestTensor<float, Strided<>> m({36, 6});
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          same(x.ConstView(), grouped, y.View(),
+               Epilogue{Residual{MatrixView<const float>(m.View().data(), {36, 6})}});
+        }).find("the residual is a matrix") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kAliasing, [&] {
+          same(x.ConstView(), grouped, y.View(), Epilogue{Residual{y.ConstView()}});
+        }).find("overlaps y") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kAliasing, [&] {
+          same(TensorView<const float, Nchw>(y.View().data(), {1, 4, 6, 6}), grouped, y.View());
+        }).find("overlap") != std::string::npos);
+  std::vector<std::byte> tiny(16);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          same(x.ConstView(), grouped, y.View(), Epilogue{}, std::span<std::byte>(tiny));
+        }).find("Conv::ScratchBytes") != std::string::npos);
+  CHECK(y.Snapshot() == before);
+  // Gemm rejects Conv's image residual.
+  TestTensor<float, Strided<>> a({2, 2}), c({2, 2});
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          Gemm{}(MatrixView<const float>(a.View().data(), {2, 2}),
+                 MatrixView<const float>(a.View().data(), {2, 2}),
+                 MatrixView<float>(c.View().data(), {2, 2}), Epilogue{Residual{y.ConstView()}});
+        }).find("Conv's form") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tensorops::test

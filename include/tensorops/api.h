@@ -34,6 +34,7 @@
 #include "tensorops/ops/pool.h"
 #include "tensorops/ops/rgb_to_nv12.h"
 #include "tensorops/ops/softmax.h"
+#include "tensorops/ops/top_k.h"
 #include "tensorops/ops/transpose.h"
 #include "tensorops/ops/unary.h"
 #include "tensorops/ops/window.h"

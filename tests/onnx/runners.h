@@ -81,7 +81,12 @@ void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, E
 void AddStructuredRunners(std::map<std::string, Runner>& runners);   // gather, GEMM, ...
 void AddPoolRunners(std::map<std::string, Runner>& runners);         // pooling
 void AddConvRunners(std::map<std::string, Runner>& runners);         // Conv
-void AddReduceRunners(std::map<std::string, Runner>& runners);       // ArgMax, ArgMin
+void AddReduceRunners(std::map<std::string, Runner>& runners);
+// An op with several outputs returns them all, in order; `wants` are the
+// stored outputs (for their types and dims).
+using MultiRunner = std::function<std::vector<Tensor>(const onnx::Node&, const std::vector<Tensor>&,
+                                                      const std::vector<Tensor>& wants)>;
+void AddMultiOutputRunners(std::map<std::string, MultiRunner>& runners);  // TopK       // ArgMax, ArgMin
 
 }  // namespace tensorops::test
 

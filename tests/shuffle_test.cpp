@@ -147,6 +147,30 @@ TEST_CASE("ShuffleLayer type 1 undoes type 0", "[shuffle]") {
   CHECK(b2.Snapshot() == b.Snapshot());
 }
 
+TEST_CASE("ShuffleLayer writes two channel ranges of one tensor: a concatenation through views",
+          "[shuffle]") {
+  // ShuffleNet v2's unit output: concat + shuffle + split, written as the
+  // two halves of the next activation (their rows interleave, no byte is
+  // shared), then compared with the same op into two separate tensors.
+  TestTensor<float, Nhwc> a({1, 3, 5, 10}), b({1, 3, 5, 10});
+  FillWithIds(a);
+  FillWithIds(b);
+  TestTensor<float, Nhwc> both({1, 3, 5, 20}), x({1, 3, 5, 10}), y({1, 3, 5, 10});
+  ShuffleLayer<1>{}(a.ConstView(), b.ConstView(), both.View().Channels(0, 10), both.View().Channels(10, 10));
+  ShuffleLayer<1>{}(a.ConstView(), b.ConstView(), x.View(), y.View());
+  size_t failures = 0;
+  ForEachIndex(x.dims(), [&](const Extents& i) {
+    const Extents j{i[0], i[1], i[2], i[3] + 10};
+    if ((both.at(i) != x.at(i) || both.at(j) != y.at(i)) && failures++ < 5) FAIL_CHECK("index " << i);
+  });
+  CHECK(failures == 0);
+  // Channel ranges that share channels still overlap.
+  CHECK(ErrorOf(ErrorCode::kAliasing, [&] {
+          ShuffleLayer<1>{}(a.ConstView(), b.ConstView(), both.View().Channels(0, 10),
+                            both.View().Channels(8, 10));
+        }).find("overlaps") != std::string::npos);
+}
+
 template <class T, class L>
 void CheckDepthSpace(size_t n, size_t cs, size_t h, size_t w, size_t b, DepthOrder order,
                      const Extents& pad = {}) {

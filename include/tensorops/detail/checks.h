@@ -34,10 +34,37 @@ inline bool BytesOverlap(const void* a, size_t a_bytes, const void* b, size_t b_
   return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
 }
 
+// True when two views' rows interleave without touching: every outer stride
+// of both is a multiple of one row pitch P, and within each P bytes the
+// lower view's innermost run ends before the other's begins (two channel
+// ranges of one NHWC tensor: a concatenation written through views). Then
+// any two of their bytes differ by r + (a multiple of P) with r strictly
+// between 0 and P, where r = (b - a) mod P.
+template <class A, class B>
+bool RowsSideBySide(const A& a, const B& b) {
+  if constexpr (!requires { A::kElementBytes, B::kElementBytes, a.StrideBytes(0), b.StrideBytes(0); }) {
+    return false;  // not two tensor views (an NV12 frame)
+  } else {
+    const size_t rank = a.rank();
+    if (rank < 2 || b.rank() != rank) return false;
+    const size_t pitch = a.StrideBytes(rank - 2);
+    if (pitch == 0 || b.StrideBytes(rank - 2) != pitch) return false;
+    for (size_t i = 0; i + 1 < rank; ++i) {
+      if (a.StrideBytes(i) % pitch != 0 || b.StrideBytes(i) % pitch != 0) return false;
+    }
+    const auto pa = reinterpret_cast<uintptr_t>(a.data()), pb = reinterpret_cast<uintptr_t>(b.data());
+    const size_t run_a = a.dim(rank - 1) * A::kElementBytes, run_b = b.dim(rank - 1) * B::kElementBytes;
+    const bool a_first = pa <= pb;
+    const size_t r = static_cast<size_t>(a_first ? pb - pa : pa - pb) % pitch;
+    const size_t run_lo = a_first ? run_a : run_b, run_hi = a_first ? run_b : run_a;
+    return run_lo <= r && r + run_hi <= pitch;
+  }
+}
+
 // True when the bytes two views touch intersect.
 template <class A, class B>
 bool Overlaps(const A& a, const B& b) {
-  return BytesOverlap(a.data(), a.SpanBytes(), b.data(), b.SpanBytes());
+  return BytesOverlap(a.data(), a.SpanBytes(), b.data(), b.SpanBytes()) && !RowsSideBySide(a, b);
 }
 
 // True when two views are one view of the same elements: one address, equal

@@ -701,6 +701,99 @@ bool XnnpackPool(const PoolArgs& a, const float* src, float* dst) {
 #endif
 }
 
+size_t ConvOut(const ConvArgs& a) { return (a.h + 2 * a.pad - a.kernel) / a.stride + 1; }
+
+bool OneDnnConv(const ConvArgs& a, const float* x, const float* weights, const float* bias,
+                float* y) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using dnnl::memory;
+  const auto d = [](size_t v) { return static_cast<memory::dim>(v); };
+  const size_t out = ConvOut(a);
+  const size_t in_nchw[4] = {a.n, a.c, a.h, a.w}, out_nchw[4] = {a.n, a.o, out, out};
+  const memory::desc x_md(DimsOf(in_nchw), memory::data_type::f32, TagOf(a.channels_last));
+  const memory::desc y_md(DimsOf(out_nchw), memory::data_type::f32, TagOf(a.channels_last));
+  const memory::desc b_md({d(a.o)}, memory::data_type::f32, memory::format_tag::a);
+  const bool grouped = a.group > 1;
+  const memory::dims w_dims =
+      grouped ? memory::dims{d(a.group), d(a.o / a.group), d(a.c / a.group), d(a.kernel), d(a.kernel)}
+              : memory::dims{d(a.o), d(a.c), d(a.kernel), d(a.kernel)};
+  const memory::desc w_user(w_dims, memory::data_type::f32,
+                            grouped ? memory::format_tag::goihw : memory::format_tag::oihw);
+  // The primitive and its weights reordered into the format it chose, once.
+  struct Prepared {
+    dnnl::convolution_forward primitive;
+    memory weights;
+  };
+  using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, bool,
+                         const float*>;
+  static std::map<Key, Prepared> cache;
+  const Key key{a.n, a.c, a.h, a.w, a.o, a.group, a.kernel, a.stride, a.pad, a.channels_last, weights};
+  const Prepared& prepared = Cached(cache, key, [&] {
+    const memory::desc w_any(w_dims, memory::data_type::f32, memory::format_tag::any);
+    const dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any, b_md,
+        y_md, {d(a.stride), d(a.stride)}, {d(a.pad), d(a.pad)}, {d(a.pad), d(a.pad)});
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+    memory user(w_user, Engine(), const_cast<float*>(weights));
+    memory reordered(pd.weights_desc(), Engine());
+    dnnl::reorder(user, reordered).execute(Stream(), user, reordered);
+    Stream().wait();
+    return Prepared{dnnl::convolution_forward(pd), reordered};
+  });
+  memory xm(x_md, Engine(), const_cast<float*>(x));
+  memory bm(b_md, Engine(), const_cast<float*>(bias));
+  memory ym(y_md, Engine(), y);
+  prepared.primitive.execute(Stream(), {{DNNL_ARG_SRC, xm},
+                                        {DNNL_ARG_WEIGHTS, prepared.weights},
+                                        {DNNL_ARG_BIAS, bm},
+                                        {DNNL_ARG_DST, ym}});
+  Stream().wait();
+  return true;
+#else
+  (void)a, (void)x, (void)weights, (void)bias, (void)y;
+  return false;
+#endif
+}
+
+bool XnnpackConv(const ConvArgs& a, const float* x, const float* weights, const float* bias,
+                 float* y) {
+#ifdef TENSOROPS_BENCH_XNNPACK
+  if (!a.channels_last) return false;
+  static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
+  if (!initialized) return false;
+  using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, const float*>;
+  static std::map<Key, xnn_operator_t> cache;
+  const Key key{a.c, a.o, a.group, a.kernel, a.stride, a.pad, weights};
+  xnn_operator_t& op = Cached(cache, key, [&] {
+    // XNNPACK's kernel order: groups x Og x kH x kW x Cg (ONNX's is O x Cg x kH x kW).
+    const size_t cg = a.c / a.group, og = a.o / a.group, taps = a.kernel * a.kernel;
+    std::vector<float> ohwi(a.o * cg * taps);
+    for (size_t o = 0; o < a.o; ++o) {
+      for (size_t ci = 0; ci < cg; ++ci) {
+        for (size_t t = 0; t < taps; ++t) ohwi[(o * taps + t) * cg + ci] = weights[(o * cg + ci) * taps + t];
+      }
+    }
+    const auto p = static_cast<uint32_t>(a.pad), k = static_cast<uint32_t>(a.kernel),
+               s = static_cast<uint32_t>(a.stride);
+    xnn_operator_t made = nullptr;
+    const xnn_status status = xnn_create_convolution2d_nhwc_f32(
+        p, p, p, p, k, k, s, s, 1, 1, static_cast<uint32_t>(a.group), cg, og, a.c, a.o, ohwi.data(),
+        bias, 0.0f, INFINITY, 0, &made);
+    return status == xnn_status_success ? made : nullptr;
+  });
+  if (op == nullptr) return false;
+  return xnn_setup_convolution2d_nhwc_f32(op, a.n, a.h, a.w, x, y, nullptr) == xnn_status_success &&
+         xnn_run_operator(op, nullptr) == xnn_status_success;
+#else
+  (void)a, (void)x, (void)weights, (void)bias, (void)y;
+  return false;
+#endif
+}
+
 bool PlainTranspose(const float* src, float* dst, size_t rows, size_t cols) {
   for (size_t r = 0; r < rows; ++r) {
     for (size_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];

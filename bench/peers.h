@@ -70,6 +70,20 @@ bool PlainPool(const PoolArgs& args, const float* src, float* dst);
 bool OneDnnPool(const PoolArgs& args, const float* src, float* dst);
 bool XnnpackPool(const PoolArgs& args, const float* src, float* dst);  // NHWC only
 
+// A 2-D convolution with bias and ReLU on dense float tensors: x (N, C, H, W)
+// in NCHW or NHWC order, weights O x C/group x k x k (ONNX's order), square
+// kernel, stride and symmetric pads; y in x's order. Each peer prepares its
+// weights once per shape (cached), as an inference runtime does.
+struct ConvArgs {
+  size_t n, c, h, w, o, group, kernel, stride, pad;
+  bool channels_last;
+};
+size_t ConvOut(const ConvArgs& args);  // output H (= W for square inputs)
+bool OneDnnConv(const ConvArgs& args, const float* x, const float* weights, const float* bias,
+                float* y);
+bool XnnpackConv(const ConvArgs& args, const float* x, const float* weights, const float* bias,
+                 float* y);  // NHWC only
+
 // Data movement on dense float tensors (the movement bench).
 // dst (cols x rows) = transpose of src (rows x cols), both row-major.
 bool PlainTranspose(const float* src, float* dst, size_t rows, size_t cols);

@@ -26,6 +26,24 @@ HWY_INLINE void ZeroFloats(float* HWY_RESTRICT dst, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = 0.0f;
 }
 
+// dst[0, n) = float(src[0, n)), short runs included: a patch's runs are a
+// pixel's channels, as few as three, where a library call (what a plain copy
+// loop becomes) or a vector tail would cost more than the copy.
+template <class T>
+HWY_INLINE void CopyRun(const T* HWY_RESTRICT src, size_t n, float* HWY_RESTRICT dst) {
+  if constexpr (hwy::IsSame<T, float>()) {
+    if (n < 16) {
+      const hn::CappedTag<float, 4> d4;
+      const hn::CappedTag<float, 1> d1;
+      size_t i = 0;
+      for (; i + hn::Lanes(d4) <= n; i += hn::Lanes(d4)) hn::StoreU(hn::LoadU(d4, src + i), d4, dst + i);
+      for (; i < n; ++i) hn::StoreU(hn::LoadU(d1, src + i), d1, dst + i);
+      return;
+    }
+  }
+  WidenRun<T>(src, n, dst);
+}
+
 // dst[i] = float(src[i * step]) for i in [0, n), through a small buffer of
 // T (the widening is then one vector pass whatever the step).
 template <class T>
@@ -77,6 +95,23 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   using Job = typename Kernel::Job;
   using States = typename Epi::States;
   static constexpr bool kFinishPass = !hwy::IsSame<TY, float>() || !Epi::kEmpty;
+  // The direct kernels apply the stages to their accumulators when the
+  // stages run on float vectors (not the double-width ones some
+  // activations use); else they store sums and run the epilogue pass.
+  using StageTag = typename FusedStagesTag<States>::type;
+  static constexpr bool kStagesInRegisters =
+      kFinishPass && hwy::IsSame<StageTag, hn::ScalableTag<float>>();
+  static constexpr bool kSumsToScratch = kFinishPass && !kStagesInRegisters;
+  static constexpr auto kStageSeq = std::make_index_sequence<std::tuple_size_v<States>>{};
+
+  // y[0, count) = stages(sums) for outputs whose first is (row, col0) of
+  // the block `states` describes.
+  template <class D>
+  HWY_INLINE static void StoreOutputs(D d, hn::Vec<D> sums, const States& states, size_t row,
+                                      size_t col, TY* y, size_t count) {
+    if constexpr (kStagesInRegisters) sums = ApplyGemmStages(d, sums, states, row, col, count, kStageSeq);
+    StoreUpToFromF32<TY>(d, sums, y, count);
+  }
 
   // The epilogue's states for the block whose first output is (n, c0, oh, ow).
   static States StatesAt(const Job& job, size_t n, size_t c0, size_t oh, size_t ow) {
@@ -184,27 +219,43 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   }
 
   // NHWC: patch row i (k = (tap, c), kH kW Cg floats) for output pixel p + i.
+  // When a pixel holds exactly the group's channels and the kernel is not
+  // dilated along W, the taps of one kernel row are one contiguous run of
+  // the input (three pixels of an RGB stem are nine floats): one copy each.
   static void PatchRowsNhwc(const Job& job, size_t n, size_t g, size_t p, size_t count,
                             float* HWY_RESTRICT patch) {
     const size_t cg = job.in_channels / job.groups;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t k = cg * kh * kw;
+    const bool rows_of_taps = job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(TX);
     for (size_t i = 0; i < count; ++i) {
       const size_t oh = (p + i) / job.w.out, ow = (p + i) % job.w.out;
       float* row = patch + i * k;
       const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
+      const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
       for (size_t y = 0; y < kh; ++y) {
         const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
+        float* taps = row + y * kw * cg;
+        if (ih < 0 || ih >= static_cast<int64_t>(job.h.in) || j0 >= j1) {
+          ZeroFloats(taps, kw * cg);
+          continue;
+        }
+        if (rows_of_taps) {
+          ZeroFloats(taps, j0 * cg);
+          CopyRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih),
+                          static_cast<size_t>(iw0 + static_cast<int64_t>(j0))),
+                      (j1 - j0) * cg, taps + j0 * cg);
+          ZeroFloats(taps + j1 * cg, (kw - j1) * cg);
+          continue;
+        }
         for (size_t x = 0; x < kw; ++x) {
-          const int64_t iw = iw0 + static_cast<int64_t>(x * job.w.dilation);
-          float* dst = row + (y * kw + x) * cg;
-          if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(job.h.in) ||
-              iw >= static_cast<int64_t>(job.w.in)) {
+          float* dst = taps + x * cg;
+          if (x < j0 || x >= j1) {
             ZeroFloats(dst, cg);
-          } else {
-            WidenRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih), static_cast<size_t>(iw)), cg,
-                         dst);
+            continue;
           }
+          const int64_t iw = iw0 + static_cast<int64_t>(x * job.w.dilation);
+          CopyRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih), static_cast<size_t>(iw)), cg, dst);
         }
       }
     }
@@ -263,55 +314,72 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const size_t lanes = hn::Lanes(d);
     const size_t channels = job.out_channels;
     const size_t kw = job.w.kernel;
+    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between tap rows
+    const size_t col_step = job.w.dilation * job.x_stride[3];  // and tap columns
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
+      const size_t first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation));
       for (size_t ow = 0; ow < job.w.out; ++ow) {
         const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
-        float* out;
-        if constexpr (kFinishPass) {
-          out = scratch + ow * channels;
-        } else {
-          out = reinterpret_cast<float*>(YAt(job, n, 0, oh, ow));
-        }
-        const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
-        // Tap (i, j)'s input pixel and weights.
+        const size_t first_col =
+            static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation));
+        // The first tap inside the input; tap (i, j) is (i - i0) row steps
+        // and (j - j0) column steps from it.
+        const TX* x0 = XAt(job, n, 0, first_row, first_col);
+        const float* w0 = job.weights + (i0 * kw + j0) * channels;
         const auto x_at = [&](size_t i, size_t j) {
-          return XAt(job, n, 0, static_cast<size_t>(ih0 + static_cast<int64_t>(i * job.h.dilation)),
-                     static_cast<size_t>(iw0 + static_cast<int64_t>(j * job.w.dilation)));
+          return detail::AdvanceBytes(x0, (i - i0) * row_step + (j - j0) * col_step);
         };
-        const auto w_at = [&](size_t i, size_t j) { return job.weights + (i * kw + j) * channels; };
-        size_t c = 0;
-        for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-          auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-          for (size_t i = i0; i < i1; ++i) {
-            for (size_t j = j0; j < j1; ++j) {
-              const TX* px = x_at(i, j) + c;
-              const float* pw = w_at(i, j) + c;
-              a0 = hn::MulAdd(hn::LoadU(d, pw), LoadAsF32<TX>(d, px), a0);
-              a1 = hn::MulAdd(hn::LoadU(d, pw + lanes), LoadAsF32<TX>(d, px + lanes), a1);
-              a2 = hn::MulAdd(hn::LoadU(d, pw + 2 * lanes), LoadAsF32<TX>(d, px + 2 * lanes), a2);
-              a3 = hn::MulAdd(hn::LoadU(d, pw + 3 * lanes), LoadAsF32<TX>(d, px + 3 * lanes), a3);
-            }
+        const auto w_at = [&](size_t i, size_t j) { return w0 + ((i - i0) * kw + (j - j0)) * channels; };
+        TY* y = YAt(job, n, 0, oh, ow);
+        float* sums = scratch + ow * channels;
+        States states{};
+        if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, ow);
+        const auto store = [&](auto v, size_t c, size_t count) {
+          if constexpr (kSumsToScratch) {
+            StoreUpToFromF32<float>(d, v, sums + c, count);
+          } else {
+            StoreOutputs(d, v, states, 0, c, y + c, count);
           }
-          hn::StoreU(a0, d, out + c);
-          hn::StoreU(a1, d, out + c + lanes);
-          hn::StoreU(a2, d, out + c + 2 * lanes);
-          hn::StoreU(a3, d, out + c + 3 * lanes);
-        }
-        for (; c < channels; c += lanes) {
-          const size_t count = HWY_MIN(lanes, channels - c);
+        };
+        if (channels < lanes) {  // fewer channels than one vector: partial loads
           auto a = hn::Zero(d);
           for (size_t i = i0; i < i1; ++i) {
             for (size_t j = j0; j < j1; ++j) {
-              a = hn::MulAdd(LoadUpToAsF32<float>(d, w_at(i, j) + c, count),
-                             LoadUpToAsF32<TX>(d, x_at(i, j) + c, count), a);
+              a = hn::MulAdd(LoadUpToAsF32<float>(d, w_at(i, j), channels),
+                             LoadUpToAsF32<TX>(d, x_at(i, j), channels), a);
             }
           }
-          StoreUpToFromF32<float>(d, a, out + c, count);
+          store(a, 0, channels);
+          continue;
+        }
+        // Four vectors of channels per step (four FMA chains). The last step's
+        // vectors end at the last channel, overlapping the ones before: whole
+        // loads only, and the overlapped channels are computed again to the
+        // same values.
+        for (size_t c = 0; c < channels; c += 4 * lanes) {
+          const size_t last = channels - lanes;
+          const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
+                       c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
+          auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+          for (size_t i = i0; i < i1; ++i) {
+            for (size_t j = j0; j < j1; ++j) {
+              const TX* px = x_at(i, j);
+              const float* pw = w_at(i, j);
+              a0 = hn::MulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
+              a1 = hn::MulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
+              a2 = hn::MulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
+              a3 = hn::MulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
+            }
+          }
+          store(a0, c0, lanes);
+          store(a1, c1, lanes);
+          store(a2, c2, lanes);
+          store(a3, c3, lanes);
         }
       }
-      if constexpr (kFinishPass) {
+      if constexpr (kSumsToScratch) {
         GemmEpiloguePass<float, TY>(scratch, channels * sizeof(float), 1.0f, YAt(job, n, 0, oh, 0),
                                     job.y_stride[3], job.w.out, channels,
                                     StatesAt(job, n, 0, oh, 0), 0, 0);
@@ -330,7 +398,11 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const size_t s = job.w.stride;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t rows = (job.h.out - 1) * job.h.stride + (kh - 1) * job.h.dilation + 1;
-    const size_t cols = Conv::DepthwisePhaseCols(job.w);
+    const size_t cols = Conv::DepthwisePhaseCols(job.w);  // the row pitch
+    // The columns the loads below reach: whole vectors of outputs plus the
+    // kernel's reach.
+    const size_t reached = (job.w.out + lanes - 1) / lanes * lanes + (kw - 1) * job.w.dilation / s + 1;
+    const size_t filled = HWY_MIN(cols, reached);
     float* plane = scratch;
     float* sums = plane + s * rows * cols;
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
@@ -341,23 +413,22 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
         for (size_t q = 0; q < s; ++q) {
           float* dst = plane + (q * rows + r) * cols;
           if (!inside) {
-            ZeroFloats(dst, cols);
+            ZeroFloats(dst, filled);
           } else {
             GatherColumns<TX>(XAt(job, n, c, static_cast<size_t>(ih), 0), job.w.in, s,
                               static_cast<int64_t>(q) - static_cast<int64_t>(job.w.pad_begin), 0,
-                              cols, dst);
+                              filled, dst);
           }
         }
       }
       const float* weights = job.weights + c * kh * kw;
       for (size_t oh = 0; oh < job.h.out; ++oh) {
-        float* out;
-        if constexpr (kFinishPass) {
-          out = sums;
-        } else {
-          out = reinterpret_cast<float*>(YAt(job, n, c, oh, 0));
-        }
+        TY* y = YAt(job, n, c, oh, 0);
+        States states{};
+        if constexpr (kStagesInRegisters) states = StatesAt(job, n, c, oh, 0);
         for (size_t ow = 0; ow < job.w.out; ow += 2 * lanes) {
+          const size_t left = job.w.out - ow;
+          const bool two = left > lanes;  // the second vector holds outputs
           auto a0 = hn::Zero(d), a1 = hn::Zero(d);
           for (size_t i = 0; i < kh; ++i) {
             const size_t r = oh * job.h.stride + i * job.h.dilation;
@@ -366,19 +437,18 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
               const float* in = plane + ((reach % s) * rows + r) * cols + reach / s + ow;
               const auto wv = hn::Set(d, weights[i * kw + j]);
               a0 = hn::MulAdd(wv, hn::LoadU(d, in), a0);
-              a1 = hn::MulAdd(wv, hn::LoadU(d, in + lanes), a1);
+              if (two) a1 = hn::MulAdd(wv, hn::LoadU(d, in + lanes), a1);
             }
           }
-          if constexpr (kFinishPass) {
-            hn::StoreU(a0, d, out + ow);  // sums has room for whole vectors
-            hn::StoreU(a1, d, out + ow + lanes);
+          if constexpr (kSumsToScratch) {
+            hn::StoreU(a0, d, sums + ow);  // sums has room for whole vectors
+            if (two) hn::StoreU(a1, d, sums + ow + lanes);
           } else {
-            const size_t left = job.w.out - ow;
-            StoreUpToFromF32<float>(d, a0, out + ow, HWY_MIN(lanes, left));
-            if (left > lanes) StoreUpToFromF32<float>(d, a1, out + ow + lanes, HWY_MIN(lanes, left - lanes));
+            StoreOutputs(d, a0, states, 0, ow, y + ow, HWY_MIN(lanes, left));
+            if (two) StoreOutputs(d, a1, states, 0, ow + lanes, y + ow + lanes, HWY_MIN(lanes, left - lanes));
           }
         }
-        if constexpr (kFinishPass) {
+        if constexpr (kSumsToScratch) {
           GemmEpiloguePass<float, TY>(sums, 0, 1.0f, YAt(job, n, c, oh, 0), 0, 1, job.w.out,
                                       StatesAt(job, n, c, oh, 0), 0, 0);
         }

@@ -1,0 +1,119 @@
+// Convolution benchmarks on the shapes CNNs run, one image, bias + ReLU:
+// ResNet's 3x3 convolutions (64->64 at 56x56, 128->128 at 28x28, 256->256 at
+// 14x14, 64->128 stride 2 from 56x56), 1x1 convolutions (64->256 and 256->64
+// at 56x56) and MobileNet v2's depthwise 3x3 convolutions, in NHWC and NCHW,
+// against oneDNN (the same layout, weights in the format it picks, reordered
+// once) and XNNPACK (NHWC). Inputs and weights: N(0, 1), fixed seed.
+// GFLOP/s counts 2 multiply-adds per tap inside or outside the padding.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tensorops/api.h>
+
+#include "bench_util.h"
+#include "peers.h"
+
+namespace tensorops::bench {
+namespace {
+
+struct Case {
+  const char* name;
+  ConvArgs args;  // channels_last set per run
+};
+
+constexpr Case kCases[] = {
+    {"stem3x3s2_3to32x224x224", {1, 3, 224, 224, 32, 1, 3, 2, 1, true}},
+    {"3x3_64x56x56", {1, 64, 56, 56, 64, 1, 3, 1, 1, true}},
+    {"3x3_128x28x28", {1, 128, 28, 28, 128, 1, 3, 1, 1, true}},
+    {"3x3_256x14x14", {1, 256, 14, 14, 256, 1, 3, 1, 1, true}},
+    {"3x3s2_64to128x56x56", {1, 64, 56, 56, 128, 1, 3, 2, 1, true}},
+    {"1x1_64to256x56x56", {1, 64, 56, 56, 256, 1, 1, 1, 0, true}},
+    {"1x1_256to64x56x56", {1, 256, 56, 56, 64, 1, 1, 1, 0, true}},
+    {"dw3x3s2_96x112x112", {1, 96, 112, 112, 96, 96, 3, 2, 1, true}},
+    {"dw3x3_144x56x56", {1, 144, 56, 56, 144, 144, 3, 1, 1, true}},
+    {"dw3x3_192x28x28", {1, 192, 28, 28, 192, 192, 3, 1, 1, true}},
+    {"dw3x3_384x14x14", {1, 384, 14, 14, 384, 384, 3, 1, 1, true}},
+    {"dw3x3s2_576x14x14", {1, 576, 14, 14, 576, 576, 3, 2, 1, true}},
+    {"dw3x3_960x7x7", {1, 960, 7, 7, 960, 960, 3, 1, 1, true}},
+};
+
+struct Data {
+  std::vector<float> x, w, bias, y;
+};
+
+Data MakeData(const ConvArgs& a) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const size_t out = ConvOut(a);
+  Data d{std::vector<float>(a.n * a.c * a.h * a.w), std::vector<float>(a.o * a.c / a.group * a.kernel * a.kernel),
+         std::vector<float>(a.o), std::vector<float>(a.n * a.o * out * out)};
+  for (float& v : d.x) v = normal(rng);
+  for (float& v : d.w) v = normal(rng);
+  for (float& v : d.bias) v = normal(rng);
+  return d;
+}
+
+void SetConvRates(benchmark::State& state, const ConvArgs& a) {
+  const size_t out = ConvOut(a);
+  const double macs = static_cast<double>(a.n * a.o * out * out) *
+                      static_cast<double>(a.c / a.group * a.kernel * a.kernel);
+  state.counters["flops"] = 2.0 * macs;
+  SetRates(state, a.n * a.o * out * out,
+           (a.n * a.c * a.h * a.w + a.n * a.o * out * out) * sizeof(float));
+}
+
+template <class L>
+void Tensorops(benchmark::State& state, ConvArgs a) {
+  const bool nhwc = std::is_same_v<L, Nhwc>;
+  Data d = MakeData(a);
+  const size_t out = ConvOut(a);
+  const ConvWeights<L> weights(
+      TensorView<const float, Strided<>>(d.w.data(), {a.o, a.c / a.group, a.kernel, a.kernel}), a.group);
+  const TensorView<const float, L> x(d.x.data(), nhwc ? Dims{a.n, a.h, a.w, a.c} : Dims{a.n, a.c, a.h, a.w});
+  const TensorView<float, L> y(d.y.data(), nhwc ? Dims{a.n, out, out, a.o} : Dims{a.n, a.o, out, out});
+  const Conv conv{.strides = {a.stride, a.stride}, .pads = {a.pad, a.pad, a.pad, a.pad}, .group = a.group};
+  const Epilogue epilogue{Bias{d.bias}, Unary<UnaryKind::kRelu>{}};
+  for (auto _ : state) {
+    conv(x, weights, y, epilogue);
+    benchmark::DoNotOptimize(d.y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetConvRates(state, a);
+}
+
+template <bool (*kPeer)(const ConvArgs&, const float*, const float*, const float*, float*)>
+void Peer(benchmark::State& state, ConvArgs a) {
+  Data d = MakeData(a);
+  if (!kPeer(a, d.x.data(), d.w.data(), d.bias.data(), d.y.data())) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    kPeer(a, d.x.data(), d.w.data(), d.bias.data(), d.y.data());
+    benchmark::DoNotOptimize(d.y.data());
+    benchmark::ClobberMemory();
+  }
+  SetConvRates(state, a);
+}
+
+const bool kRegistered = [] {
+  for (const Case& c : kCases) {
+    for (const bool nhwc : {true, false}) {
+      const std::string op = nhwc ? "conv_nhwc/" : "conv_nchw/";
+      ConvArgs a = c.args;
+      a.channels_last = nhwc;
+      benchmark::RegisterBenchmark((op + "tensorops/" + c.name).c_str(),
+                                   nhwc ? Tensorops<Nhwc> : Tensorops<Nchw>, a);
+      benchmark::RegisterBenchmark((op + "onednn/" + c.name).c_str(), Peer<OneDnnConv>, a);
+      if (nhwc) benchmark::RegisterBenchmark((op + "xnnpack/" + c.name).c_str(), Peer<XnnpackConv>, a);
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench

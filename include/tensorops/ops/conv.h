@@ -435,7 +435,10 @@ struct Conv {
     static_assert(!std::is_const_v<TY> && kIsFloatElement<TY>,
                   "Conv: y must be a mutable view of float, float16 or bfloat16");
     constexpr bool kChannelsLast = std::is_same_v<L, Nhwc>;
-    const auto [h, wa] = ResolveWindow(w, x.dim(L::kH), x.dim(L::kW));
+    // Named, not structured bindings: the lambdas below capture them (clang 14).
+    const auto window = ResolveWindow(w, x.dim(L::kH), x.dim(L::kW));
+    const WindowAxis& h = window.first;
+    const WindowAxis& wa = window.second;
     const size_t in_c = x.dim(L::kC);
     if (in_c != w.in_channels_per_group() * w.groups()) {
       detail::Fail(ErrorCode::kShapeMismatch, "Conv: x has ", in_c, " channels, the weights take ",

@@ -278,6 +278,39 @@ std::vector<Row> Rows() {
        [](Inputs&, Outputs& out) {
          MaxPool{.kernel = {1, 1}}(out.image.ConstView(), out.image.View());
        }},
+      // ---- Conv (image: 1x4x3x3; weights from x's 24 values) ----
+      {"Conv weights of rank 3", ErrorCode::kBadRank, "rank 3",
+       [](Inputs& in, Outputs&) { ConvWeights<Nchw>{in.X()}; }},
+      {"Conv groups not dividing the output channels", ErrorCode::kBadArgument, "groups 4",
+       [](Inputs& in, Outputs&) {
+         ConvWeights<Nchw>{TensorView<const float, Strided<>>(in.X().data(), {2, 3, 4, 1}), 4};
+       }},
+      {"Conv stride 0", ErrorCode::kBadArgument, "must all be at least 1",
+       [](Inputs& in, Outputs& out) {
+         const ConvWeights<Nchw> w(TensorView<const float, Strided<>>(in.X().data(), {4, 4, 1, 1}));
+         Conv{.strides = {0, 1}}(in.image.ConstView(), w, out.image.View());
+       }},
+      {"Conv y of the wrong size", ErrorCode::kShapeMismatch, "must be N 1, C 4, H 1, W 3",
+       [](Inputs& in, Outputs& out) {
+         const ConvWeights<Nchw> w(TensorView<const float, Strided<>>(in.X().data(), {4, 2, 3, 1}), 2);
+         Conv{.group = 2}(in.image.ConstView(), w, out.image.View());
+       }},
+      {"Conv x with other channels than the weights take", ErrorCode::kShapeMismatch, "x has 4 channels",
+       [](Inputs& in, Outputs& out) {
+         const ConvWeights<Nchw> w(TensorView<const float, Strided<>>(in.X().data(), {4, 3, 1, 1}));
+         Conv{}(in.image.ConstView(), w, out.image.View());
+       }},
+      {"Conv bias of the wrong length", ErrorCode::kShapeMismatch, "one value per output channel",
+       [](Inputs& in, Outputs& out) {
+         const ConvWeights<Nchw> w(TensorView<const float, Strided<>>(in.X().data(), {4, 4, 1, 1}));
+         Conv{}(in.image.ConstView(), w, out.image.View(),
+                Epilogue{Bias{std::span<const float>(in.X().data(), 3)}});
+       }},
+      {"Conv in place", ErrorCode::kAliasing, "overlap",
+       [](Inputs& in, Outputs& out) {
+         const ConvWeights<Nchw> w(TensorView<const float, Strided<>>(in.X().data(), {4, 4, 1, 1}));
+         Conv{}(out.image.ConstView(), w, out.image.View());
+       }},
       // ---- ArgMax / ArgMin (x: 2x3x4) ----
       {"ArgMax axis beyond the rank", ErrorCode::kBadArgument, "axis 3",
        [](Inputs& in, Outputs& out) {

@@ -1,10 +1,11 @@
-// Fuzz target (b): the checks of Unary, Eltwise, Softmax, LRN, MaxPool and
-// AveragePool with arbitrary shapes, pitches, axes and parameters (pooling:
-// every kernel, stride, dilation, pad, auto_pad, ceil_mode and
-// count_include_pad up to 7, absurd ones included). Either tensorops::Error
-// (then the guarded output is byte-identical) or the result matches a scalar
-// reference (exactly for Eltwise Max, Unary Abs and MaxPool; within a stated
-// relative tolerance for Softmax, LRN and AveragePool).
+// Fuzz target (b): the checks of Unary, Eltwise, Softmax, LRN, MaxPool,
+// AveragePool and Conv with arbitrary shapes, pitches, axes and parameters
+// (pooling and convolution: every kernel, stride, dilation, pad, auto_pad,
+// ceil_mode, count_include_pad, group and weights shape up to 7, absurd ones
+// included). Either tensorops::Error (then the guarded output is
+// byte-identical) or the result matches a scalar reference (exactly for
+// Eltwise Max, Unary Abs and MaxPool; within a stated relative tolerance for
+// Softmax, LRN, AveragePool and Conv).
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -98,7 +99,7 @@ void FuzzOne(FuzzInput& in) {
   std::vector<float> src(a.floats);
   Fill(src.data(), src.size(), in);
   Buffer out(o.floats);
-  const uint8_t op = in.Take<uint8_t>() % 6;
+  const uint8_t op = in.Take<uint8_t>() % 7;
   const int axis = static_cast<int>(in.Range(0, 10)) - 5;
   const size_t lrn_size = in.Range(0, 7);
   // Pooling's window: each parameter 0..7 (0 is invalid for kernel, stride
@@ -110,6 +111,10 @@ void FuzzOne(FuzzInput& in) {
   const auto auto_pad = static_cast<tensorops::AutoPad>(in.Range(0, 3));
   const bool ceil_mode = in.Range(0, 1) == 1;
   const bool count_include_pad = in.Range(0, 1) == 1;
+  // Conv's weights (O x Cg x kernel) and group, each 0..6.
+  const size_t conv_out = in.Range(0, 6), conv_per_group = in.Range(0, 6), group = in.Range(0, 6);
+  std::vector<float> conv_w(conv_out * conv_per_group * kernel.h * kernel.w);
+  Fill(conv_w.data(), conv_w.size(), in);
   bool threw = false;
   try {
     const TensorView<const float, Strided<>> x(src.data(), DimsOf(a), PitchesOf(a));
@@ -122,6 +127,17 @@ void FuzzOne(FuzzInput& in) {
         if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: LRN needs 4-D");
         tensorops::Lrn{.size = lrn_size, .alpha = 0.5f}(
             TensorView<const float, tensorops::Nchw>(src.data(), DimsOf(a), PitchesOf(a)),
+            TensorView<float, tensorops::Nchw>(out.data(), DimsOf(o), PitchesOf(o)));
+        break;
+      }
+      case 6: {
+        if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: Conv needs 4-D");
+        const tensorops::ConvWeights<tensorops::Nchw> w(
+            TensorView<const float, Strided<>>(conv_w.data(), {conv_out, conv_per_group, kernel.h, kernel.w}),
+            group);
+        tensorops::Conv{.strides = strides, .dilations = dilations, .pads = pads, .auto_pad = auto_pad,
+                        .group = group}(
+            TensorView<const float, tensorops::Nchw>(src.data(), DimsOf(a), PitchesOf(a)), w,
             TensorView<float, tensorops::Nchw>(out.data(), DimsOf(o), PitchesOf(o)));
         break;
       }
@@ -156,7 +172,7 @@ void FuzzOne(FuzzInput& in) {
       aidx[i] = a.dims[i] == 1 ? 0 : idx[oi];
     }
     double want = 0, tol = 0;
-    if (op >= 4) {
+    if (op >= 4) {  // pooling and Conv
       // The window of output (oh, ow), resolved as ONNX states it.
       const auto resolve = [&](size_t in_size, size_t k, size_t s, size_t d, size_t b, size_t e,
                                size_t& begin, size_t& end) {
@@ -174,6 +190,27 @@ void FuzzOne(FuzzInput& in) {
       size_t pt, pb, pl, pr;
       resolve(a.dims[2], kernel.h, strides.h, dilations.h, pads.top, pads.bottom, pt, pb);
       resolve(a.dims[3], kernel.w, strides.w, dilations.w, pads.left, pads.right, pl, pr);
+      if (op == 6) {  // Conv: output channel idx[1] of group g reads that group's channels
+        const size_t og = conv_out / group, g = idx[1] / og;
+        double sum = 0, abs_sum = 0;
+        for (size_t c = 0; c < conv_per_group; ++c) {
+          for (size_t i = 0; i < kernel.h; ++i) {
+            for (size_t j = 0; j < kernel.w; ++j) {
+              const auto y = static_cast<int64_t>(idx[2] * strides.h + i * dilations.h) - static_cast<int64_t>(pt);
+              const auto x = static_cast<int64_t>(idx[3] * strides.w + j * dilations.w) - static_cast<int64_t>(pl);
+              if (y < 0 || x < 0 || y >= static_cast<int64_t>(a.dims[2]) || x >= static_cast<int64_t>(a.dims[3])) continue;
+              size_t k[4] = {idx[0], g * conv_per_group + c, static_cast<size_t>(y), static_cast<size_t>(x)};
+              const double t = static_cast<double>(conv_w[((idx[1] * conv_per_group + c) * kernel.h + i) * kernel.w + j]) *
+                               src[Offset(a, k)];
+              sum += t;
+              abs_sum += std::fabs(t);
+            }
+          }
+        }
+        const double slack = static_cast<double>(conv_per_group * kernel.h * kernel.w + 2) * 0x1p-23 * abs_sum;
+        TENSOROPS_FUZZ_CHECK(std::fabs(got - sum) <= slack);
+        return;
+      }
       double best = -INFINITY, sum = 0, abs_sum = 0;
       size_t inside = 0, padded = 0;
       for (size_t i = 0; i < kernel.h; ++i) {

@@ -354,11 +354,12 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
           store(a, 0, channels);
           continue;
         }
-        // Four vectors of channels per step (four FMA chains). The last step's
-        // vectors end at the last channel, overlapping the ones before: whole
-        // loads only, and the overlapped channels are computed again to the
-        // same values.
-        for (size_t c = 0; c < channels; c += 4 * lanes) {
+        // Four vectors of channels per step (four FMA chains); the rest as
+        // one, two or four vectors that end at the last channel, overlapping
+        // the ones before: whole loads only, and the overlapped channels are
+        // computed again to the same values.
+        const auto step = [&](size_t c, auto chains) {
+          constexpr size_t kChains = decltype(chains)::value;
           const size_t last = channels - lanes;
           const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
                        c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
@@ -368,15 +369,31 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
               const TX* px = x_at(i, j);
               const float* pw = w_at(i, j);
               a0 = hn::MulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
-              a1 = hn::MulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
-              a2 = hn::MulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
-              a3 = hn::MulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
+              if constexpr (kChains > 1) {
+                a1 = hn::MulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
+              }
+              if constexpr (kChains > 2) {
+                a2 = hn::MulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
+                a3 = hn::MulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
+              }
             }
           }
           store(a0, c0, lanes);
-          store(a1, c1, lanes);
-          store(a2, c2, lanes);
-          store(a3, c3, lanes);
+          if constexpr (kChains > 1) store(a1, c1, lanes);
+          if constexpr (kChains > 2) {
+            store(a2, c2, lanes);
+            store(a3, c3, lanes);
+          }
+        };
+        size_t c = 0;
+        for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>());
+        const size_t rest = channels - c;
+        if (rest > 2 * lanes) {
+          step(c, std::integral_constant<size_t, 4>());
+        } else if (rest > lanes) {
+          step(c, std::integral_constant<size_t, 2>());
+        } else if (rest > 0) {
+          step(c, std::integral_constant<size_t, 1>());
         }
       }
       if constexpr (kSumsToScratch) {

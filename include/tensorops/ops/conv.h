@@ -141,9 +141,7 @@ ConvStage<Stage> ResolveConvStage(const Stage& stage, const size_t (&dims)[4], b
              dims[1], ", H ", dims[2], ", W ", dims[3]);
       }
     }
-    size_t span = sizeof(float);
-    for (size_t i = 0; i < 4; ++i) span += (r.dims[i] == 0 ? 0 : r.dims[i] - 1) * r.stride[i];
-    if (BytesOverlap(r.data, span, y, y_bytes)) {
+    if (BytesOverlap(r.data, r.span_bytes, y, y_bytes)) {
       Fail(ErrorCode::kAliasing, "Conv epilogue: the residual overlaps y");
     }
     ConvStage<Residual> s{};
@@ -324,7 +322,7 @@ struct Conv {
   template <ImageLayout L>
   Size2 OutputSize(const ConvWeights<L>& w, size_t in_h, size_t in_w) const {
     const auto window = ResolveWindow(w, in_h, in_w);
-    return {window.first.out, window.second.out};
+    return {window.h.out, window.w.out};
   }
 
   // Bytes of scratch a call needs on the active target (for the span form).
@@ -357,8 +355,7 @@ struct Conv {
   };
 
   template <ImageLayout L>
-  std::pair<WindowAxis, WindowAxis> ResolveWindow(const ConvWeights<L>& w, size_t in_h,
-                                                  size_t in_w) const {
+  detail::Window2 ResolveWindow(const ConvWeights<L>& w, size_t in_h, size_t in_w) const {
     const Size2 k = w.kernel();
     if ((kernel.h != 0 || kernel.w != 0) && (kernel.h != k.h || kernel.w != k.w)) {
       detail::Fail(ErrorCode::kBadArgument, "Conv: kernel ", kernel.h, " x ", kernel.w,
@@ -368,10 +365,8 @@ struct Conv {
       detail::Fail(ErrorCode::kBadArgument, "Conv: group ", group, " but the weights were prepared for ",
                    w.groups(), " groups");
     }
-    return {detail::ResolveWindowAxis("Conv", "H", in_h, k.h, strides.h, dilations.h, pads.top,
-                                      pads.bottom, auto_pad, false, true),
-            detail::ResolveWindowAxis("Conv", "W", in_w, k.w, strides.w, dilations.w, pads.left,
-                                      pads.right, auto_pad, false, true)};
+    return detail::ResolveWindow2("Conv", in_h, in_w, k, strides, dilations, pads, auto_pad, false,
+                                  /*padding_only_windows=*/true);
   }
 
   // The implicit GEMM's block of output pixels and the scratch of one slice.
@@ -437,8 +432,8 @@ struct Conv {
     constexpr bool kChannelsLast = std::is_same_v<L, Nhwc>;
     // Named, not structured bindings: the lambdas below capture them (clang 14).
     const auto window = ResolveWindow(w, x.dim(L::kH), x.dim(L::kW));
-    const WindowAxis& h = window.first;
-    const WindowAxis& wa = window.second;
+    const WindowAxis& h = window.h;
+    const WindowAxis& wa = window.w;
     const size_t in_c = x.dim(L::kC);
     if (in_c != w.in_channels_per_group() * w.groups()) {
       detail::Fail(ErrorCode::kShapeMismatch, "Conv: x has ", in_c, " channels, the weights take ",

@@ -70,6 +70,7 @@ struct ResidualImage {
   const float* data = nullptr;
   size_t dims[4] = {};
   size_t stride[4] = {};
+  size_t span_bytes = 0;  // the view's SpanBytes
   const char* layout = "";
 };
 
@@ -92,6 +93,7 @@ struct Residual {
       image.dims[i] = r.dim(axes[i]);
       image.stride[i] = r.StrideBytes(axes[i]);
     }
+    image.span_bytes = r.SpanBytes();
     image.layout = L::kName;
   }
   template <ImageLayout L>

@@ -108,20 +108,6 @@ struct PoolKernel {
 
 namespace detail {
 
-struct PoolWindow {
-  WindowAxis h, w;
-};
-
-// The window along H and W of an in_h x in_w input (validates it).
-inline PoolWindow ResolvePoolWindow(const char* name, size_t in_h, size_t in_w, Size2 kernel,
-                                    Size2 strides, Size2 dilations, Pads2 pads, AutoPad auto_pad,
-                                    bool ceil_mode) {
-  return {ResolveWindowAxis(name, "H", in_h, kernel.h, strides.h, dilations.h, pads.top,
-                            pads.bottom, auto_pad, ceil_mode),
-          ResolveWindowAxis(name, "W", in_w, kernel.w, strides.w, dilations.w, pads.left,
-                            pads.right, auto_pad, ceil_mode)};
-}
-
 // Validates, resolves the window and runs the kernel. A global pool's
 // window is the whole plane.
 template <PoolKind kKind, class S, ImageLayout L, class D, class E>
@@ -144,7 +130,7 @@ void RunPool(const char* name, bool global, Size2 kernel, Size2 strides, Size2 d
     Fail(ErrorCode::kBadArgument, name, ": kernel ", kernel.h, " x ", kernel.w,
          " must be set (ONNX kernel_shape), each at least 1");
   }
-  const auto [h, w] = ResolvePoolWindow(name, src.dim(L::kH), src.dim(L::kW), kernel, strides,
+  const auto [h, w] = ResolveWindow2(name, src.dim(L::kH), src.dim(L::kW), kernel, strides,
                                         dilations, pads, auto_pad, ceil_mode);
   if (dst.dim(L::kN) != src.dim(L::kN) || dst.dim(L::kC) != src.dim(L::kC) ||
       dst.dim(L::kH) != h.out || dst.dim(L::kW) != w.out) {
@@ -189,7 +175,7 @@ struct MaxPool {
 
   // The output's H and W for an input of in_h x in_w (validates the window).
   Size2 OutputSize(size_t in_h, size_t in_w) const {
-    const auto window = detail::ResolvePoolWindow("MaxPool", in_h, in_w, kernel, strides, dilations,
+    const auto window = detail::ResolveWindow2("MaxPool", in_h, in_w, kernel, strides, dilations,
                                                   pads, auto_pad, ceil_mode);
     return {window.h.out, window.w.out};
   }
@@ -213,7 +199,7 @@ struct AveragePool {
   bool count_include_pad = false;
 
   Size2 OutputSize(size_t in_h, size_t in_w) const {
-    const auto window = detail::ResolvePoolWindow("AveragePool", in_h, in_w, kernel, strides, dilations,
+    const auto window = detail::ResolveWindow2("AveragePool", in_h, in_w, kernel, strides, dilations,
                                                   pads, auto_pad, ceil_mode);
     return {window.h.out, window.w.out};
   }

@@ -138,6 +138,20 @@ inline WindowAxis ResolveWindowAxis(const char* op, const char* name, size_t in,
   return axis;
 }
 
+// The window along H and W of an in_h x in_w input (validates both axes).
+struct Window2 {
+  WindowAxis h, w;
+};
+
+inline Window2 ResolveWindow2(const char* op, size_t in_h, size_t in_w, Size2 kernel, Size2 strides,
+                              Size2 dilations, Pads2 pads, AutoPad auto_pad, bool ceil_mode,
+                              bool padding_only_windows = false) {
+  return {ResolveWindowAxis(op, "H", in_h, kernel.h, strides.h, dilations.h, pads.top, pads.bottom,
+                            auto_pad, ceil_mode, padding_only_windows),
+          ResolveWindowAxis(op, "W", in_w, kernel.w, strides.w, dilations.w, pads.left, pads.right,
+                            auto_pad, ceil_mode, padding_only_windows)};
+}
+
 }  // namespace detail
 }  // namespace tensorops
 

@@ -89,7 +89,7 @@ struct TopK {
       Extents at = index;
       for (size_t i = 0; i < count; ++i) {
         at[a] = i;
-        row[i] = ToDouble(x.at(at));
+        row[i] = Widened(x.at(at));
         order[i] = i;
       }
       std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(k), order.end(), before);
@@ -113,31 +113,21 @@ struct TopK {
   }
 
  private:
+  // The stored value, exactly (float16 and bfloat16 are subsets of float;
+  // Highway 1.0.3 has a scalar bfloat16 conversion but none for float16).
   template <class T>
-  static double ToDouble(T v) {
-    if constexpr (std::is_same_v<T, hwy::float16_t> || std::is_same_v<T, hwy::bfloat16_t>) {
-      // The stored bits widened exactly (float16 and bfloat16 are subsets of float).
+  static double Widened(T v) {
+    if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
+      return hwy::F32FromBF16(v);
+    } else if constexpr (std::is_same_v<T, hwy::float16_t>) {
       uint16_t bits;
       std::memcpy(&bits, &v, 2);
-      uint32_t f = 0;
-      if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
-        f = static_cast<uint32_t>(bits) << 16;
-      } else {
-        const uint32_t sign = static_cast<uint32_t>(bits >> 15) << 31;
-        const uint32_t exp = (bits >> 10) & 0x1F, mant = bits & 0x3FF;
-        if (exp == 0x1F) {
-          f = sign | 0x7F800000u | (mant << 13);
-        } else if (exp != 0) {
-          f = sign | ((exp + 112) << 23) | (mant << 13);
-        } else {
-          float m = static_cast<float>(mant) * 0x1p-24f;  // subnormal: exact
-          std::memcpy(&f, &m, 4);
-          f |= sign;
-        }
-      }
-      float out;
-      std::memcpy(&out, &f, 4);
-      return out;
+      const double sign = (bits >> 15) != 0 ? -1.0 : 1.0;
+      const int exp = (bits >> 10) & 0x1F;
+      const double mant = bits & 0x3FF;
+      if (exp == 0x1F) return mant != 0 ? std::nan("") : sign * INFINITY;
+      if (exp == 0) return sign * std::ldexp(mant, -24);  // subnormal
+      return sign * std::ldexp(1024.0 + mant, exp - 25);
     } else {
       return static_cast<double>(v);
     }

@@ -76,6 +76,42 @@ TensorView<T, Strided<>> ViewOf(Tensor& t) {
   return TensorView<T, Strided<>>(reinterpret_cast<T*>(t.bytes.data()), DimsOf(t));
 }
 
+// The sliding-window attributes pooling and Conv share (1-D or 2-D).
+
+// (N, C, L) as (N, C, 1, L): inputs, outputs and 1-D weights alike; other
+// ranks than 3 and 4 are skipped with "<k>-D <what>".
+inline Dims AsPlanes(const Tensor& t, const char* what) {
+  if (t.dims.size() == 3) {
+    return {static_cast<size_t>(t.dims[0]), static_cast<size_t>(t.dims[1]), 1,
+            static_cast<size_t>(t.dims[2])};
+  }
+  if (t.dims.size() != 4) throw SkipTest{std::to_string(t.dims.size() - 2) + "-D " + what};
+  return DimsOf(t);
+}
+
+// One value per spatial axis as (h, w); 1-D windows put theirs on w.
+inline Size2 PerAxis(const std::vector<int64_t>& values, size_t spatial, size_t fallback) {
+  if (values.empty()) return {spatial == 1 ? 1 : fallback, fallback};
+  if (spatial == 1) return {1, static_cast<size_t>(values[0])};
+  return {static_cast<size_t>(values[0]), static_cast<size_t>(values[1])};
+}
+
+inline Pads2 ReadPads(const onnx::Node& node, size_t spatial) {
+  const std::vector<int64_t> pads = node.Ints("pads");
+  if (pads.empty()) return {};
+  if (spatial == 1) return {0, static_cast<size_t>(pads[0]), 0, static_cast<size_t>(pads[1])};
+  return {static_cast<size_t>(pads[0]), static_cast<size_t>(pads[1]), static_cast<size_t>(pads[2]),
+          static_cast<size_t>(pads[3])};
+}
+
+inline AutoPad ReadAutoPad(const onnx::Node& node) {
+  const std::string auto_pad = node.String("auto_pad", "NOTSET");
+  return auto_pad == "SAME_UPPER"   ? AutoPad::kSameUpper
+         : auto_pad == "SAME_LOWER" ? AutoPad::kSameLower
+         : auto_pad == "VALID"      ? AutoPad::kValid
+                                    : AutoPad::kNotSet;
+}
+
 // Add the runners of one translation unit to `runners`, keyed by ONNX op type.
 void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, Eltwise
 void AddStructuredRunners(std::map<std::string, Runner>& runners);   // gather, GEMM, ...

@@ -12,26 +12,9 @@
 namespace tensorops::test {
 namespace {
 
-// The input's dims as NCHW: (N, C, L) is (N, C, 1, L).
-Dims PlaneDims(const Tensor& t) {
-  if (t.dims.size() == 3) {
-    return {static_cast<size_t>(t.dims[0]), static_cast<size_t>(t.dims[1]), 1,
-            static_cast<size_t>(t.dims[2])};
-  }
-  if (t.dims.size() != 4) {
-    throw SkipTest{std::to_string(t.dims.size() - 2) +
-                   "-D pooling (tensorops pools over H and W: 1-D and 2-D)"};
-  }
-  return DimsOf(t);
-}
+constexpr const char* kPoolRanks = "pooling (tensorops pools over H and W: 1-D and 2-D)";
 
-// An attribute of one value per spatial axis as (h, w); 1-D inputs put
-// theirs on w.
-Size2 PerAxis(const std::vector<int64_t>& values, size_t spatial, size_t fallback) {
-  if (values.empty()) return {fallback, fallback};
-  if (spatial == 1) return {1, static_cast<size_t>(values[0])};
-  return {static_cast<size_t>(values[0]), static_cast<size_t>(values[1])};
-}
+Dims PlaneDims(const Tensor& t) { return AsPlanes(t, kPoolRanks); }
 
 struct PoolAttributes {
   Size2 kernel, strides, dilations;
@@ -45,20 +28,8 @@ PoolAttributes ReadAttributes(const onnx::Node& node, size_t spatial) {
   a.kernel = PerAxis(node.Ints("kernel_shape"), spatial, 1);
   a.strides = PerAxis(node.Ints("strides"), spatial, 1);
   a.dilations = PerAxis(node.Ints("dilations"), spatial, 1);
-  const std::vector<int64_t> pads = node.Ints("pads");
-  if (!pads.empty()) {
-    if (spatial == 1) {
-      a.pads = {0, static_cast<size_t>(pads[0]), 0, static_cast<size_t>(pads[1])};
-    } else {
-      a.pads = {static_cast<size_t>(pads[0]), static_cast<size_t>(pads[1]),
-                static_cast<size_t>(pads[2]), static_cast<size_t>(pads[3])};
-    }
-  }
-  const std::string auto_pad = node.String("auto_pad", "NOTSET");
-  a.auto_pad = auto_pad == "SAME_UPPER"   ? AutoPad::kSameUpper
-               : auto_pad == "SAME_LOWER" ? AutoPad::kSameLower
-               : auto_pad == "VALID"      ? AutoPad::kValid
-                                          : AutoPad::kNotSet;
+  a.pads = ReadPads(node, spatial);
+  a.auto_pad = ReadAutoPad(node);
   a.ceil_mode = node.Int("ceil_mode", 0) != 0;
   return a;
 }

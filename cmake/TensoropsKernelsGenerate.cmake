@@ -28,6 +28,9 @@ set(family_headers
   "tensorops::Nv12ToRgbKernel=tensorops/ops/nv12_to_rgb-inl.h"
   "tensorops::PermuteKernel=tensorops/ops/permute-inl.h"
   "tensorops::PoolKernel=tensorops/ops/pool-inl.h"
+  "tensorops::QuantizeKernel=tensorops/ops/quantize-inl.h"
+  "tensorops::DequantizeKernel=tensorops/ops/quantize-inl.h"
+  "tensorops::QuantRangeKernel=tensorops/ops/quantize-inl.h"
   "tensorops::SoftmaxKernel=tensorops/ops/softmax-inl.h"
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")

@@ -55,6 +55,7 @@ std::map<std::string, Runner> Runners() {
   AddPoolRunners(runners);
   AddConvRunners(runners);
   AddReduceRunners(runners);
+  AddQuantRunners(runners);
   return runners;
 }
 
@@ -126,8 +127,7 @@ bool Matches(const Tensor& got, const Tensor& want, double bound, double absolut
 // Ops that later issues implement, so that the skip list says why.
 std::string PlannedIssue(const std::string& op) {
   static const std::map<std::string, std::string> planned = {
-      {"QuantizeLinear", "55"},  {"DequantizeLinear", "55"},
-      {"DynamicQuantizeLinear", "55"}, {"MatMulInteger", "55"}, {"QLinearMatMul", "55"},
+      {"MatMulInteger", "55"}, {"QLinearMatMul", "55"},
       {"ConvInteger", "55"},   {"QLinearConv", "55"}};
   const auto it = planned.find(op);
   return it == planned.end() ? "" : it->second;
@@ -163,6 +163,7 @@ TEST_CASE("ONNX node tests from libonnx-testdata", "[onnx]") {
   const auto runners = Runners();
   std::map<std::string, MultiRunner> multi_runners;
   AddMultiOutputRunners(multi_runners);
+  AddQuantMultiOutputRunners(multi_runners);
   size_t passed = 0, failed = 0, skipped = 0;
   double worst_ulp = 0;
   std::map<std::string, size_t> skipped_by_reason;

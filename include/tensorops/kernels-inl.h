@@ -32,9 +32,12 @@
 #include "tensorops/ops/nv12_to_rgb-inl.h"
 #include "tensorops/ops/permute-inl.h"
 #include "tensorops/ops/pool-inl.h"
+#include "tensorops/ops/quantize-inl.h"
 #include "tensorops/ops/softmax-inl.h"
 #include "tensorops/ops/unary-inl.h"
 
-#if HWY_ONCE
+// A kernel TU of tensorops_add_kernels (tensorops/kernel_target.h) compiles
+// one target; its dispatch tables are in a TU of their own.
+#if HWY_ONCE && !defined(TENSOROPS_TARGET_SLOT)
 #include "tensorops/detail/dispatch_table.h"
 #endif

@@ -117,12 +117,14 @@ void AddElementwiseRunners(std::map<std::string, Runner>& runners);  // Unary, E
 void AddStructuredRunners(std::map<std::string, Runner>& runners);   // gather, GEMM, ...
 void AddPoolRunners(std::map<std::string, Runner>& runners);         // pooling
 void AddConvRunners(std::map<std::string, Runner>& runners);         // Conv
-void AddReduceRunners(std::map<std::string, Runner>& runners);
+void AddReduceRunners(std::map<std::string, Runner>& runners);         // ArgMax, ArgMin
 // An op with several outputs returns them all, in order; `wants` are the
 // stored outputs (for their types and dims).
 using MultiRunner = std::function<std::vector<Tensor>(const onnx::Node&, const std::vector<Tensor>&,
                                                       const std::vector<Tensor>& wants)>;
-void AddMultiOutputRunners(std::map<std::string, MultiRunner>& runners);  // TopK       // ArgMax, ArgMin
+void AddMultiOutputRunners(std::map<std::string, MultiRunner>& runners);       // TopK
+void AddQuantRunners(std::map<std::string, Runner>& runners);  // QuantizeLinear, DequantizeLinear
+void AddQuantMultiOutputRunners(std::map<std::string, MultiRunner>& runners);  // DynamicQuantizeLinear
 
 }  // namespace tensorops::test
 

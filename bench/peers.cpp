@@ -128,6 +128,63 @@ bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n) {
 #endif
 }
 
+// ---- Linear quantization -------------------------------------------------
+
+#ifdef TENSOROPS_BENCH_ONEDNN
+namespace {
+// f32 <-> u8 through a reorder with a scale and a zero point: oneDNN's way
+// to (de)quantize a tensor (it multiplies by 1/s rather than dividing).
+bool OneDnnQuantReorder(const void* src, void* dst, size_t n, bool quantize, float scale,
+                        int zero_point) {
+  static size_t cached_n[2] = {0, 0};
+  static std::unique_ptr<dnnl::reorder> reorder[2];
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::stream stream(engine);
+  using dt = dnnl::memory::data_type;
+  const dnnl::memory::dims dims = {static_cast<dnnl::memory::dim>(n)};
+  const dnnl::memory::desc f32(dims, dt::f32, dnnl::memory::format_tag::a);
+  const dnnl::memory::desc u8(dims, dt::u8, dnnl::memory::format_tag::a);
+  const auto& from = quantize ? f32 : u8;
+  const auto& to = quantize ? u8 : f32;
+  if (cached_n[quantize] != n) {
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {quantize ? 1.0f / scale : scale});
+    attr.set_zero_points(quantize ? DNNL_ARG_DST : DNNL_ARG_SRC, 0, {zero_point});
+    try {
+      reorder[quantize] = std::make_unique<dnnl::reorder>(
+          dnnl::reorder::primitive_desc(engine, from, engine, to, attr));
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    cached_n[quantize] = n;
+  }
+  dnnl::memory in(from, engine, const_cast<void*>(src));
+  dnnl::memory out(to, engine, dst);
+  reorder[quantize]->execute(stream, in, out);
+  stream.wait();
+  return true;
+}
+}  // namespace
+#endif
+
+bool OneDnnQuantizeU8(const float* src, uint8_t* dst, size_t n, float scale, int zero_point) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  return OneDnnQuantReorder(src, dst, n, true, scale, zero_point);
+#else
+  (void)src, (void)dst, (void)n, (void)scale, (void)zero_point;
+  return false;
+#endif
+}
+
+bool OneDnnDequantizeU8(const uint8_t* src, float* dst, size_t n, float scale, int zero_point) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  return OneDnnQuantReorder(src, dst, n, false, scale, zero_point);
+#else
+  (void)src, (void)dst, (void)n, (void)scale, (void)zero_point;
+  return false;
+#endif
+}
+
 // ---- Unary math -------------------------------------------------------------
 
 bool PlainMath(PeerMath op, const float* src, float* dst, size_t n) {

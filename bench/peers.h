@@ -15,6 +15,9 @@ namespace tensorops::bench {
 bool PlainF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool EigenF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
+// Per-tensor u8 (de)quantization by a oneDNN reorder with scale and zero point.
+bool OneDnnQuantizeU8(const float* src, uint8_t* dst, size_t n, float scale, int zero_point);
+bool OneDnnDequantizeU8(const uint8_t* src, float* dst, size_t n, float scale, int zero_point);
 
 // Elementwise math on n dense floats (the unary bench). Sigmoid, GELU (erf
 // form) and SiLU are composed the way a user of each library would write

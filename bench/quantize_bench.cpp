@@ -1,0 +1,148 @@
+// Linear quantization benchmarks: QuantizeLinear (float -> uint8) and
+// DequantizeLinear (uint8 -> float), per tensor and per channel (NHWC: the
+// parameters along the row), on N(0, 1) data, against oneDNN's reorder with
+// a scale and a zero point and against memcpy moving the same bytes (5 per
+// element). Cases: 1M elements (cache-resident here) and 16M (DRAM).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tensorops/api.h>
+
+#include "bench_util.h"
+#include "peers.h"
+
+namespace tensorops::bench {
+namespace {
+
+constexpr float kScale = 8.0f / 255.0f;  // N(0, 1) within +-4 sigma
+constexpr int kZeroPoint = 128;
+constexpr size_t kChannels = 64;         // the per-channel case: NHWC, C innermost
+
+std::vector<float> Normal(size_t n) {
+  std::mt19937 rng(42);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+std::vector<uint8_t> Quantized(size_t n) {
+  const auto x = Normal(n);
+  std::vector<uint8_t> q(n);
+  QuantizeLinear{}(TensorView<const float, Strided<1>>(x.data(), {n}), kScale, kZeroPoint,
+                   TensorView<uint8_t, Strided<1>>(q.data(), {n}));
+  return q;
+}
+
+struct ChannelParams {
+  std::vector<float> scale;
+  std::vector<uint8_t> zero_point;
+  ChannelParams() : scale(kChannels), zero_point(kChannels) {
+    for (size_t c = 0; c < kChannels; ++c) {
+      scale[c] = kScale * (0.5f + static_cast<float>(c) / kChannels);
+      zero_point[c] = static_cast<uint8_t>(120 + c % 16);
+    }
+  }
+};
+
+void QuantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
+  const auto x = Normal(n);
+  std::vector<uint8_t> y(n);
+  const ChannelParams params;
+  const TensorView<const float, Strided<2>> xv(x.data(), {n / kChannels, kChannels});
+  const TensorView<uint8_t, Strided<2>> yv(y.data(), {n / kChannels, kChannels});
+  for (auto _ : state) {
+    if (per_channel) {
+      QuantizeLinear{.axis = 1}(xv, params.scale, params.zero_point, yv);
+    } else {
+      QuantizeLinear{}(xv, kScale, kZeroPoint, yv);
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRates(state, n, n * 5);
+}
+
+void DequantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
+  const auto q = Quantized(n);
+  std::vector<float> y(n);
+  const ChannelParams params;
+  const TensorView<const uint8_t, Strided<2>> qv(q.data(), {n / kChannels, kChannels});
+  const TensorView<float, Strided<2>> yv(y.data(), {n / kChannels, kChannels});
+  for (auto _ : state) {
+    if (per_channel) {
+      DequantizeLinear{.axis = 1}(qv, params.scale, params.zero_point, yv);
+    } else {
+      DequantizeLinear{}(qv, kScale, kZeroPoint, yv);
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetRates(state, n, n * 5);
+}
+
+void QuantizeOneDnn(benchmark::State& state, size_t n) {
+  const auto x = Normal(n);
+  std::vector<uint8_t> y(n);
+  if (!OneDnnQuantizeU8(x.data(), y.data(), n, kScale, kZeroPoint)) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    OneDnnQuantizeU8(x.data(), y.data(), n, kScale, kZeroPoint);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, n, n * 5);
+}
+
+void DequantizeOneDnn(benchmark::State& state, size_t n) {
+  const auto q = Quantized(n);
+  std::vector<float> y(n);
+  if (!OneDnnDequantizeU8(q.data(), y.data(), n, kScale, kZeroPoint)) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    OneDnnDequantizeU8(q.data(), y.data(), n, kScale, kZeroPoint);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetRates(state, n, n * 5);
+}
+
+void Memcpy(benchmark::State& state, size_t n) { MemcpyReference(state, n, n * 5); }
+
+// <op>/<impl>/<case>, case = millions of elements.
+template <class Fn>
+void Register(const std::string& op, const std::string& impl, Fn fn) {
+  for (size_t mega : {1, 16}) {
+    const std::string name = op + "/" + impl + "/" + std::to_string(mega) + "M";
+    benchmark::RegisterBenchmark(name.c_str(), fn, mega << 20);
+  }
+}
+
+const bool kRegistered = [] {
+  Register("quantize_u8", "tensorops",
+           [](benchmark::State& s, size_t n) { QuantizeTensorops(s, n, false); });
+  Register("quantize_u8", "tensorops_per_channel",
+           [](benchmark::State& s, size_t n) { QuantizeTensorops(s, n, true); });
+  Register("quantize_u8", "onednn", QuantizeOneDnn);
+  Register("quantize_u8", "memcpy", Memcpy);
+  Register("dequantize_u8", "tensorops",
+           [](benchmark::State& s, size_t n) { DequantizeTensorops(s, n, false); });
+  Register("dequantize_u8", "tensorops_per_channel",
+           [](benchmark::State& s, size_t n) { DequantizeTensorops(s, n, true); });
+  Register("dequantize_u8", "onednn", DequantizeOneDnn);
+  Register("dequantize_u8", "memcpy", Memcpy);
+  return true;
+}();
+
+}  // namespace
+}  // namespace tensorops::bench

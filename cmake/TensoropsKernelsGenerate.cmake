@@ -28,6 +28,8 @@ set(family_headers
   "tensorops::Nv12ToRgbKernel=tensorops/ops/nv12_to_rgb-inl.h"
   "tensorops::PermuteKernel=tensorops/ops/permute-inl.h"
   "tensorops::PoolKernel=tensorops/ops/pool-inl.h"
+  "tensorops::QGemmKernel=tensorops/ops/qgemm-inl.h"
+  "tensorops::QGemmTileQuery=tensorops/ops/qgemm-inl.h"
   "tensorops::QuantizeKernel=tensorops/ops/quantize-inl.h"
   "tensorops::DequantizeKernel=tensorops/ops/quantize-inl.h"
   "tensorops::QuantRangeKernel=tensorops/ops/quantize-inl.h"

@@ -123,7 +123,7 @@ void AddReduceRunners(std::map<std::string, Runner>& runners);         // ArgMax
 using MultiRunner = std::function<std::vector<Tensor>(const onnx::Node&, const std::vector<Tensor>&,
                                                       const std::vector<Tensor>& wants)>;
 void AddMultiOutputRunners(std::map<std::string, MultiRunner>& runners);       // TopK
-void AddQuantRunners(std::map<std::string, Runner>& runners);  // QuantizeLinear, DequantizeLinear
+void AddQuantRunners(std::map<std::string, Runner>& runners);  // (De)QuantizeLinear, MatMulInteger, QLinearMatMul
 void AddQuantMultiOutputRunners(std::map<std::string, MultiRunner>& runners);  // DynamicQuantizeLinear
 
 }  // namespace tensorops::test

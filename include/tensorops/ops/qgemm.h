@@ -1,0 +1,264 @@
+// Quantized GEMM: ONNX MatMulInteger and QLinearMatMul on uint8/int8.
+//
+//   acc[i][j] = sum_k (A[i][k] - za) * (B[k][j] - zb[j])            exact, int32
+//   int32 C:       C[i][j] = acc[i][j] (+ bias[j])                   (MatMulInteger)
+//   uint8/int8 C:  C[i][j] = saturate(round_half_even(float(acc[i][j] + bias[j]) * m[j]) + zc),
+//                  m[j] = sa * sb[j] / sc                            (QLinearMatMul)
+//
+// A is M x K (uint8 or int8, one zero point za and one scale sa); B is K x N
+// (uint8 or int8), prepared once as QGemmWeights with one zero point and
+// scale per tensor or per column. The multiplier m[j] is computed in float as
+// ONNX's reference does, (sa * sb[j]) / sc; acc + bias is converted to float
+// (exact below 2^24) and multiplied once, and the product rounded half to
+// even before zc is added (ONNX's text; its NumPy reference rounds after
+// adding zc, which differs only at exact ties). `relu` clamps the output at
+// zc (real 0): ReLU fused as an integer clamp.
+//
+// How it stays exact on every target: the zero points are subtracted when A
+// and B are packed, so each operand is an int16 in [-255, 255]; pairs of them
+// along k are multiplied and added into int32 lanes (vpmaddwd on x86,
+// vmlal.s16 on Arm, Highway's ReorderWidenMulAccumulate), whose every
+// product (< 2^16) and pair sum (< 2^17) is exact. The int32 sum is exact
+// while |acc| < 2^31: K <= 33025 for any data; beyond it the int32 output
+// wraps modulo 2^32 (ONNX allows it), and the requantized output, which
+// needs the true sum, is an error.
+//
+// Loops: packed A in panels of MR rows x pairs of k, B in panels of NR
+// columns (gemm-inl.h's structure, without K blocking: a panel of B is
+// K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
+// registers for the whole K and is converted and stored once. An executor
+// splits the rows.
+#ifndef TENSOROPS_OPS_QGEMM_H_
+#define TENSOROPS_OPS_QGEMM_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/aligned_allocator.h>
+
+#include "tensorops/detail/checks.h"
+#include "tensorops/dispatch.h"
+#include "tensorops/dtype.h"
+#include "tensorops/error.h"
+#include "tensorops/layout/tensor_view.h"
+#include "tensorops/ops/gemm.h"
+#include "tensorops/ops/quantize.h"
+#include "tensorops/parallel/split.h"
+
+namespace tensorops {
+
+// The largest K whose int32 sum cannot overflow: 255 * 255 * K < 2^31.
+inline constexpr size_t kQGemmMaxExactDepth = 33025;
+
+// The register tile of the active target: MR rows of A, NR columns of B.
+struct QGemmTile {
+  size_t mr = 0;
+  size_t nr = 0;
+};
+
+struct QGemmTileQuery {
+  struct Job {
+    QGemmTile* out;
+  };
+};
+
+inline QGemmTile ActiveQGemmTile() {
+  QGemmTile tile;
+  detail::RunKernel(QGemmTileQuery{}, {&tile});
+  return tile;
+}
+
+// B (K x N, uint8 or int8) with its zero points subtracted, as int16 pairs
+// along k in panels of NR columns: panel p holds, for each pair kp of k and
+// column j of the panel, (B[2kp][j] - zb[j], B[2kp + 1][j] - zb[j]) at
+// 2 * (kp * NR + j); a K that is odd and columns past N are zeros. It keeps
+// the scales for requantized calls. Packed for the target active when it was
+// made (NR differs between targets); a call on another is an error.
+template <class TB>
+class QGemmWeights {
+ public:
+  static_assert(kIsQuantized8<TB>, "QGemmWeights: B must be uint8 or int8");
+
+  // `scale` and `zero_point`: one value each, or one per column (N); an
+  // empty zero_point is 0. transpose_b: b is N x K (B^T, a weight's usual
+  // O x I order).
+  template <class S>
+  QGemmWeights(const MatrixView<S>& b, std::span<const float> scale,
+               std::type_identity_t<std::span<const TB>> zero_point, bool transpose_b = false) {
+    static_assert(std::is_same_v<std::remove_const_t<S>, TB>, "QGemmWeights: b's type is TB");
+    constexpr const char* kOp = "QGemmWeights";
+    k_ = b.dim(transpose_b ? 1 : 0);
+    n_ = b.dim(transpose_b ? 0 : 1);
+    const auto per_column = [&](size_t size, const char* what) {
+      if (size != 1 && size != n_) {
+        detail::Fail(ErrorCode::kShapeMismatch, kOp, ": ", size, " ", what, " for ", n_,
+                     " columns (give 1 or one per column)");
+      }
+    };
+    per_column(scale.size(), "scales");
+    if (!zero_point.empty()) per_column(zero_point.size(), "zero points");
+    for (size_t j = 0; j < scale.size(); ++j) {
+      if (!std::isfinite(scale[j]) || !(scale[j] > 0.0f)) {
+        detail::Fail(ErrorCode::kBadArgument, kOp, ": scale[", j, "] = ", scale[j],
+                     " (a scale must be positive and finite)");
+      }
+    }
+    scale_.assign(scale.begin(), scale.end());
+    nr_ = ActiveQGemmTile().nr;
+    const size_t panels = (n_ + nr_ - 1) / nr_;
+    pairs_ = (k_ + 1) / 2;
+    const size_t count = detail::CheckedMul(detail::CheckedMul(panels, nr_, kOp),
+                                            detail::CheckedMul(pairs_, 2, kOp), kOp);
+    data_ = hwy::AllocateAligned<int16_t>(std::max<size_t>(count, 1));
+    if (!data_) detail::Fail(ErrorCode::kSizeOverflow, kOp, ": cannot allocate ", count, " int16");
+    std::fill(data_.get(), data_.get() + count, int16_t{0});
+    const auto at = [&](size_t k, size_t j) -> int {
+      const auto* row = reinterpret_cast<const uint8_t*>(b.data()) +
+                        (transpose_b ? j : k) * b.StrideBytes(0);
+      return static_cast<int>(reinterpret_cast<const TB*>(row)[transpose_b ? k : j]);
+    };
+    for (size_t j = 0; j < n_; ++j) {
+      const int zb = zero_point.empty() ? 0 : zero_point[zero_point.size() == 1 ? 0 : j];
+      int16_t* panel = data_.get() + (j / nr_) * pairs_ * nr_ * 2;
+      const size_t col = j % nr_;
+      for (size_t k = 0; k < k_; ++k) {
+        panel[2 * ((k / 2) * nr_ + col) + k % 2] = static_cast<int16_t>(at(k, j) - zb);
+      }
+    }
+  }
+
+  size_t rows() const { return k_; }          // K
+  size_t cols() const { return n_; }          // N
+  size_t panel_width() const { return nr_; }  // NR of the target it was packed for
+  size_t pairs() const { return pairs_; }     // ceil(K / 2)
+  std::span<const float> scale() const { return scale_; }
+  const int16_t* data() const { return data_.get(); }
+
+ private:
+  size_t k_ = 0, n_ = 0, nr_ = 0, pairs_ = 0;
+  std::vector<float> scale_;
+  hwy::AlignedFreeUniquePtr<int16_t[]> data_;
+};
+
+// The kernel's problem: A (M x K, TA) with zero point za; B packed; C (M x
+// N, TC: int32, or uint8/int8 requantized with multiplier[j] and zc).
+template <class TA, class TC>
+struct QGemmKernel {
+  struct Job {
+    const TA* a;
+    size_t a_row_bytes;
+    int za;
+    const int16_t* b;  // QGemmWeights::data()
+    size_t pairs;      // ceil(K / 2)
+    TC* c;
+    size_t c_row_bytes;
+    size_t m, n, k;
+    const int32_t* bias;      // per column, or null
+    const float* multiplier;  // per column (requantized C only)
+    int zc;
+    bool relu;
+    size_t mr, nr;
+  };
+  static WorkSplit Split(const Job& job) {
+    const size_t units = (job.m + job.mr - 1) / job.mr;
+    return {units, 2.0 * static_cast<double>(job.k * job.n * job.mr) * detail::kNsPerFlop};
+  }
+  static Job Slice(const Job& job, size_t begin, size_t end) {
+    Job slice = job;
+    const size_t first = begin * job.mr;
+    slice.m = std::min(end * job.mr, job.m) - first;
+    slice.a = detail::AdvanceBytes(job.a, first * job.a_row_bytes);
+    slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
+    return slice;
+  }
+};
+
+// C = (A - za) (B - zb), int32 (MatMulInteger), or requantized to uint8/int8
+// (QLinearMatMul). Optional int32 bias per column (QLinearConv's), `relu`
+// for requantized outputs.
+struct QGemm {
+  std::span<const int32_t> bias = {};  // empty, or N values added to acc
+  bool relu = false;                   // requantized C only: clamp at zc
+
+  // int32 C.
+  template <class SA, class TB, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, std::type_identity_t<std::remove_const_t<SA>> a_zero_point,
+                  const QGemmWeights<TB>& b, const MatrixView<int32_t>& c, E&& executor = {}) const {
+    if (relu) detail::Fail(ErrorCode::kBadArgument, "QGemm: relu applies to a requantized C, not int32");
+    Run(a, 1.0f, a_zero_point, b, c, 1.0f, 0, executor);
+  }
+
+  // uint8/int8 C = saturate(round(acc * (sa * sb / sc)) + zc).
+  template <class SA, class TB, class TC, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, float a_scale,
+                  std::type_identity_t<std::remove_const_t<SA>> a_zero_point, const QGemmWeights<TB>& b,
+                  float c_scale, std::type_identity_t<TC> c_zero_point, const MatrixView<TC>& c,
+                  E&& executor = {}) const {
+    static_assert(kIsQuantized8<TC>, "QGemm: a requantized C is uint8 or int8");
+    Run(a, a_scale, a_zero_point, b, c, c_scale, c_zero_point, executor);
+  }
+
+ private:
+  template <class SA, class TB, class TC, class E>
+  void Run(const MatrixView<SA>& a, float a_scale, std::remove_const_t<SA> a_zero_point,
+           const QGemmWeights<TB>& b, const MatrixView<TC>& c, float c_scale, int c_zero_point,
+           E&& executor) const {
+    using TA = std::remove_const_t<SA>;
+    static_assert(kIsQuantized8<TA>, "QGemm: A must be uint8 or int8");
+    static_assert(kIsQuantized8<TC> || std::is_same_v<TC, int32_t>,
+                  "QGemm: C must be a mutable int32, uint8 or int8 view");
+    constexpr bool kRequantize = !std::is_same_v<TC, int32_t>;
+    constexpr const char* kOp = "QGemm";
+    const size_t m = a.dim(0), k = a.dim(1), n = b.cols();
+    if (k != b.rows()) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": A is ", m, " x ", k, " but B is ", b.rows(),
+                   " x ", n, " (inner sizes differ)");
+    }
+    if (c.dim(0) != m || c.dim(1) != n) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": C is ", c.dim(0), " x ", c.dim(1),
+                   ", A * B is ", m, " x ", n);
+    }
+    if (!bias.empty() && bias.size() != n) {
+      detail::Fail(ErrorCode::kShapeMismatch, kOp, ": ", bias.size(), " biases for ", n, " columns");
+    }
+    if (detail::Overlaps(a, c)) detail::Fail(ErrorCode::kAliasing, kOp, ": C overlaps A");
+    const QGemmTile tile = ActiveQGemmTile();
+    if (b.panel_width() != tile.nr) {
+      detail::Fail(ErrorCode::kBadArgument, kOp, ": B was packed for panels of ", b.panel_width(),
+                   " columns, the active target (", ActiveTargetName(), ") uses ", tile.nr,
+                   "; pack it again");
+    }
+    std::vector<float> multiplier;
+    if constexpr (kRequantize) {
+      for (const float s : {a_scale, c_scale}) {
+        if (!std::isfinite(s) || !(s > 0.0f)) {
+          detail::Fail(ErrorCode::kBadArgument, kOp, ": scale ", s,
+                       " (a scale must be positive and finite)");
+        }
+      }
+      if (k > kQGemmMaxExactDepth) {
+        detail::Fail(ErrorCode::kBadArgument, kOp, ": K = ", k, " can overflow the int32 sum (at most ",
+                     kQGemmMaxExactDepth, " for a requantized C)");
+      }
+      multiplier.resize(n);
+      const auto sb = b.scale();
+      for (size_t j = 0; j < n; ++j) multiplier[j] = a_scale * sb[sb.size() == 1 ? 0 : j] / c_scale;
+    }
+    if (m == 0 || n == 0) return;
+    typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), static_cast<int>(a_zero_point),
+                                          b.data(), b.pairs(), c.data(), c.StrideBytes(0), m, n, k,
+                                          bias.empty() ? nullptr : bias.data(),
+                                          multiplier.empty() ? nullptr : multiplier.data(),
+                                          c_zero_point, relu, tile.mr, tile.nr};
+    detail::RunKernelOn(executor, QGemmKernel<TA, TC>{}, job);
+  }
+};
+
+}  // namespace tensorops
+
+#endif  // TENSOROPS_OPS_QGEMM_H_

@@ -1,0 +1,331 @@
+// QGemm (MatMulInteger, QLinearMatMul) against a scalar reference written
+// from the formulas (int64 sums; the requantization in float as qgemm.h
+// states), on every target: uint8 and int8 A and B, zero points per tensor
+// and per column at the ends of their ranges, M, N, K of 0 and 1, odd K,
+// tails shorter than a vector, padded row pitches, B given transposed, the
+// extremes 255 x 127 and 255 x -128, the largest K whose sum cannot
+// overflow; bias, ReLU, per-column scales; executors; errors leave C
+// untouched.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tensorops/api.h>
+
+#include "support/catch.h"
+#include "support/expect_error.h"
+#include "support/random.h"
+#include "support/targets.h"
+#include "support/test_tensor.h"
+
+namespace tensorops::test {
+namespace {
+
+template <class T>
+T RandomQ(Rng& rng) {
+  return static_cast<T>(std::numeric_limits<T>::min() + static_cast<int>(rng() % 256));
+}
+
+// The operands and parameters of one case; B is K x N (or N x K, transposed).
+template <class TA, class TB>
+struct Case {
+  size_t m, n, k;
+  bool transpose_b;
+  TestTensor<TA, Strided<2>> a;
+  TestTensor<TB, Strided<2>> b;
+  TA za;
+  std::vector<TB> zb;      // 1 or N
+  std::vector<float> sb;   // 1 or N
+  std::vector<int32_t> bias;
+
+  // centered: zero points within 3 of the data's mean (as a quantizer picks
+  // them), so the sums spread around 0 instead of drifting by K x the offset.
+  Case(size_t m_, size_t n_, size_t k_, bool transposed, bool per_column, Rng& rng, size_t pad,
+       bool centered = false)
+      : m(m_), n(n_), k(k_), transpose_b(transposed),
+        a({m_, k_}, {0, pad}),
+        b(transposed ? Dims{n_, k_} : Dims{k_, n_}, {0, pad}) {
+    a.Fill([&](const Extents&) { return RandomQ<TA>(rng); });
+    b.Fill([&](const Extents&) { return RandomQ<TB>(rng); });
+    const auto zero_point = [&](auto type) {
+      using T = decltype(type);
+      if (!centered) return RandomQ<T>(rng);
+      const int mid = std::is_same_v<T, uint8_t> ? 128 : 0;
+      return static_cast<T>(mid - 3 + static_cast<int>(rng() % 7));
+    };
+    za = zero_point(TA{});
+    const size_t params = per_column ? n : 1;
+    for (size_t j = 0; j < params; ++j) {
+      zb.push_back(zero_point(TB{}));
+      sb.push_back(std::uniform_real_distribution<float>(0.01f, 0.02f)(rng));
+    }
+    for (size_t j = 0; j < n; ++j) bias.push_back(static_cast<int32_t>(rng() % 20001) - 10000);
+  }
+
+  TB BAt(size_t kk, size_t j) { return transpose_b ? b.at({j, kk}) : b.at({kk, j}); }
+
+  int64_t Sum(size_t i, size_t j) {
+    int64_t s = 0;
+    const int zbj = zb[zb.size() == 1 ? 0 : j];
+    for (size_t kk = 0; kk < k; ++kk) {
+      s += (static_cast<int64_t>(a.at({i, kk})) - za) * (static_cast<int64_t>(BAt(kk, j)) - zbj);
+    }
+    return s;
+  }
+
+  QGemmWeights<TB> Weights() {
+    return QGemmWeights<TB>(b.ConstView(), sb, zb, transpose_b);
+  }
+};
+
+// saturate(round_half_even(float(acc) * ((sa * sb) / sc)) + zc), relu: >= zc.
+template <class TC>
+TC RefRequantize(int64_t acc, float sa, float sb, float sc, int zc, bool relu) {
+  const float multiplier = sa * sb / sc;
+  const double r = static_cast<double>(std::nearbyint(static_cast<float>(acc) * multiplier)) + zc;
+  double lo = std::numeric_limits<TC>::min();
+  const double hi = std::numeric_limits<TC>::max();
+  if (relu) lo = std::max<double>(lo, zc);
+  return static_cast<TC>(r < lo ? lo : r > hi ? hi : r);
+}
+
+template <class TA, class TB>
+void CheckInt32(size_t m, size_t n, size_t k, bool transposed, bool per_column, uint64_t seed) {
+  INFO(kElementName<TA> << " x " << kElementName<TB> << " M " << m << " N " << n << " K " << k
+                        << (transposed ? " B^T" : "") << (per_column ? " per column" : ""));
+  Rng rng(seed);
+  Case<TA, TB> cs(m, n, k, transposed, per_column, rng, seed % 3);
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<TB> w = cs.Weights();
+    TestTensor<int32_t, Strided<2>> c({m, n}, {0, seed % 2});
+    QGemm{}(cs.a.ConstView(), cs.za, w, c.View());
+    CHECK(c.OnlyElementsWritten());
+    TestTensor<int32_t, Strided<2>> with_bias({m, n});
+    QGemm{.bias = cs.bias}(cs.a.ConstView(), cs.za, w, with_bias.View());
+    size_t mismatches = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const int64_t want = cs.Sum(i, j);
+        if ((c.at({i, j}) != want || with_bias.at({i, j}) != want + cs.bias[j]) && mismatches++ < 5) {
+          FAIL_CHECK("(" << i << ", " << j << ") got " << c.at({i, j}) << " and "
+                         << with_bias.at({i, j}) << " want " << want << " (+ " << cs.bias[j] << ")");
+        }
+      }
+    }
+    CHECK(mismatches == 0);
+  });
+}
+
+template <class TA, class TB, class TC>
+void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, uint64_t seed) {
+  INFO(kElementName<TA> << " x " << kElementName<TB> << " -> " << kElementName<TC> << " M " << m
+                        << " N " << n << " K " << k << (per_column ? " per column" : "")
+                        << (relu ? " relu" : ""));
+  Rng rng(seed);
+  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, seed % 3, true);
+  const float sa = 0.02f;
+  // A C scale that spreads the outputs over the range, a few saturating: a
+  // term (A - za)(B - zb) has a spread of about 74 x 74 = 5500, the sum
+  // sqrt(K) times that; scaled down to about 40.
+  const float sb0 = cs.sb.empty() ? 0.01f : cs.sb[0];
+  const float sc = std::max(1e-6f, sa * sb0 * std::sqrt(static_cast<float>(k)) * 5500.0f / 40.0f);
+  const TC zc = static_cast<TC>(std::is_same_v<TC, uint8_t> ? 100 + seed % 50 : -10 + static_cast<int>(seed % 21));
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<TB> w = cs.Weights();
+    TestTensor<TC, Strided<2>> c({m, n}, {0, seed % 3});
+    const std::vector<int32_t> no_bias;
+    const QGemm op{.bias = seed % 2 == 0 ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>(),
+                   .relu = relu};
+    op(cs.a.ConstView(), sa, cs.za, w, sc, zc, c.View());
+    CHECK(c.OnlyElementsWritten());
+    size_t mismatches = 0, inside = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const int64_t acc = cs.Sum(i, j) + (seed % 2 == 0 ? cs.bias[j] : 0);
+        const TC want = RefRequantize<TC>(acc, sa, cs.sb[cs.sb.size() == 1 ? 0 : j], sc, zc, relu);
+        inside += want > (relu ? zc : std::numeric_limits<TC>::min()) &&
+                  want < std::numeric_limits<TC>::max();
+        if (c.at({i, j}) != want && mismatches++ < 5) {
+          FAIL_CHECK("(" << i << ", " << j << ") acc " << acc << " got " << int{c.at({i, j})}
+                         << " want " << int{want});
+        }
+      }
+    }
+    CHECK(mismatches == 0);
+    // The data exercise rounding, not only saturation.
+    if (m * n >= 64 && k >= 2) CHECK(inside * (relu ? 8 : 4) >= m * n);
+  });
+}
+
+struct Size3 {
+  size_t m, n, k;
+};
+
+std::vector<Size3> Sizes() {
+  return {{1, 1, 1},  {1, 1, 0},  {0, 5, 3},   {3, 0, 4},   {1, 17, 9},  {2, 3, 2},
+          {7, 13, 5}, {8, 48, 64}, {9, 49, 63}, {17, 100, 33}, {33, 65, 130}, {67, 131, 301},
+          {4, 1000, 3}, {130, 7, 256}};
+}
+
+TEST_CASE("QGemm int32 sums are exact for every zero point and sign", "[quant]") {
+  uint64_t seed = 1;
+  for (const Size3& s : Sizes()) {
+    CheckInt32<uint8_t, int8_t>(s.m, s.n, s.k, false, true, seed++);
+    CheckInt32<uint8_t, uint8_t>(s.m, s.n, s.k, true, false, seed++);
+    CheckInt32<int8_t, int8_t>(s.m, s.n, s.k, false, false, seed++);
+    CheckInt32<int8_t, uint8_t>(s.m, s.n, s.k, true, true, seed++);
+  }
+}
+
+TEST_CASE("QGemm requantizes: round half to even, then the zero point, saturate", "[quant]") {
+  uint64_t seed = 100;
+  for (const Size3& s : Sizes()) {
+    CheckRequantized<uint8_t, int8_t, uint8_t>(s.m, s.n, s.k, true, false, seed++);
+    CheckRequantized<uint8_t, uint8_t, uint8_t>(s.m, s.n, s.k, false, true, seed++);
+    CheckRequantized<int8_t, int8_t, int8_t>(s.m, s.n, s.k, true, true, seed++);
+    CheckRequantized<uint8_t, int8_t, int8_t>(s.m, s.n, s.k, false, false, seed++);
+  }
+}
+
+TEST_CASE("QGemm at the extremes: 255 x 127 and 255 x -128 up to the largest exact K", "[quant]") {
+  // (A - 0) (B - zb) with B - zb = -255 in every column but one: the sum
+  // reaches -255 * 255 * K = -2147450625 at K = 33025 (2^31 - 33023).
+  const size_t k = kQGemmMaxExactDepth, n = 3;
+  std::vector<uint8_t> a(k, 255);
+  std::vector<uint8_t> b(k * n);
+  for (size_t kk = 0; kk < k; ++kk) b[kk * n + 0] = 0, b[kk * n + 1] = 255, b[kk * n + 2] = 127;
+  const std::vector<uint8_t> zb = {255, 0, 127};
+  const int64_t want[3] = {-255LL * 255 * static_cast<int64_t>(k), 255LL * 255 * static_cast<int64_t>(k), 0};
+  std::vector<int8_t> bs(k * 2);
+  for (size_t kk = 0; kk < k; ++kk) bs[kk * 2] = 127, bs[kk * 2 + 1] = -128;
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<uint8_t> w(MatrixView<const uint8_t>(b.data(), {k, n}), std::vector<float>{1.0f}, zb);
+    std::vector<int32_t> c(n, 0);
+    QGemm{}(MatrixView<const uint8_t>(a.data(), {1, k}), uint8_t{0}, w, MatrixView<int32_t>(c.data(), {1, n}));
+    for (size_t j = 0; j < n; ++j) CHECK(c[j] == want[j]);
+    // The same sums requantized: K at the bound is accepted.
+    std::vector<uint8_t> q(n, 0);
+    QGemm{}(MatrixView<const uint8_t>(a.data(), {1, k}), 1.0f, uint8_t{0}, w, 1e9f, uint8_t{128},
+            MatrixView<uint8_t>(q.data(), {1, n}));
+    CHECK(int{q[0]} == RefRequantize<uint8_t>(want[0], 1.0f, 1.0f, 1e9f, 128, false));
+    CHECK(int{q[1]} == RefRequantize<uint8_t>(want[1], 1.0f, 1.0f, 1e9f, 128, false));
+    // 255 x 127 and 255 x -128 without zero points (int8 B).
+    const QGemmWeights<int8_t> ws(MatrixView<const int8_t>(bs.data(), {k, 2}), std::vector<float>{1.0f},
+                                  std::vector<int8_t>{});
+    std::vector<int32_t> cs(2, 0);
+    QGemm{}(MatrixView<const uint8_t>(a.data(), {1, k}), uint8_t{0}, ws, MatrixView<int32_t>(cs.data(), {1, 2}));
+    CHECK(cs[0] == 255LL * 127 * static_cast<int64_t>(k));
+    CHECK(cs[1] == -255LL * 128 * static_cast<int64_t>(k));
+  });
+}
+
+TEST_CASE("QGemm requantizes exact ties half to even before adding an odd zero point", "[quant]") {
+  // acc = i for i in [-20, 20), m = 0.5: every odd i is a tie. Rounding
+  // after adding zc = 101 would move half of them.
+  std::vector<int8_t> a(40);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(static_cast<int>(i) - 20);
+  const std::vector<int8_t> b = {1};
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<int8_t> w(MatrixView<const int8_t>(b.data(), {1, 1}), std::vector<float>{1.0f},
+                                 std::vector<int8_t>{});
+    std::vector<uint8_t> c(a.size(), 0);
+    QGemm{}(MatrixView<const int8_t>(a.data(), {a.size(), 1}), 1.0f, int8_t{0}, w, 2.0f, uint8_t{101},
+            MatrixView<uint8_t>(c.data(), {c.size(), 1}));
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(int{c[i]} == static_cast<int>(std::nearbyint(0.5f * a[i])) + 101);
+    }
+  });
+}
+
+TEST_CASE("QGemm with an executor gives the serial result", "[quant]") {
+  Rng rng(9);
+  Case<uint8_t, int8_t> cs(203, 77, 129, false, true, rng, 1);
+  ThreadPool pool(3);
+  detail::ScopedMinRangeNs split_small(1.0);
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<int8_t> w = cs.Weights();
+    TestTensor<int32_t, Strided<2>> serial({203, 77}), parallel({203, 77});
+    QGemm{}(cs.a.ConstView(), cs.za, w, serial.View());
+    QGemm{}(cs.a.ConstView(), cs.za, w, parallel.View(), pool);
+    CHECK(serial.Snapshot() == parallel.Snapshot());
+    TestTensor<uint8_t, Strided<2>> q_serial({203, 77}), q_parallel({203, 77});
+    QGemm{.relu = true}(cs.a.ConstView(), 0.05f, cs.za, w, 0.5f, uint8_t{7}, q_serial.View());
+    QGemm{.relu = true}(cs.a.ConstView(), 0.05f, cs.za, w, 0.5f, uint8_t{7}, q_parallel.View(), pool);
+    CHECK(q_serial.Snapshot() == q_parallel.Snapshot());
+  });
+}
+
+TEST_CASE("QGemm errors name the problem and leave C untouched", "[quant]") {
+  std::vector<uint8_t> a(6 * 4, 1), b(4 * 5, 2);
+  std::vector<int32_t> c(6 * 5, 9);
+  std::vector<uint8_t> q(6 * 5, 9);
+  const MatrixView<const uint8_t> av(a.data(), {6, 4});
+  const MatrixView<int32_t> cv(c.data(), {6, 5});
+  const MatrixView<uint8_t> qv(q.data(), {6, 5});
+  const std::vector<float> one = {1.0f};
+  const QGemmWeights<uint8_t> w(MatrixView<const uint8_t>(b.data(), {4, 5}), one, std::vector<uint8_t>{3});
+  const auto c_before = c;
+  const auto q_before = q;
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          QGemm{}(MatrixView<const uint8_t>(a.data(), {4, 6}), uint8_t{0}, w, cv);
+        }).find("inner sizes differ") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          QGemm{}(av, uint8_t{0}, w, MatrixView<int32_t>(c.data(), {5, 5}));
+        }).find("C is 5 x 5") != std::string::npos);
+  const std::vector<int32_t> bias3 = {1, 2, 3};
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] { QGemm{.bias = bias3}(av, uint8_t{0}, w, cv); })
+            .find("3 biases for 5 columns") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{.relu = true}(av, uint8_t{0}, w, cv); })
+            .find("relu applies to a requantized C") != std::string::npos);
+  for (const float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity()}) {
+    CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, bad, uint8_t{0}, w, 1.0f, uint8_t{0}, qv); })
+              .find("positive and finite") != std::string::npos);
+    CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, 1.0f, uint8_t{0}, w, bad, uint8_t{0}, qv); })
+              .find("positive and finite") != std::string::npos);
+  }
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          QGemmWeights<uint8_t>(MatrixView<const uint8_t>(b.data(), {4, 5}), std::vector<float>{1, 2},
+                                std::vector<uint8_t>{});
+        }).find("2 scales for 5 columns") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          QGemmWeights<uint8_t>(MatrixView<const uint8_t>(b.data(), {4, 5}), std::vector<float>{0.0f},
+                                std::vector<uint8_t>{});
+        }).find("scale[0]") != std::string::npos);
+  // A K that could overflow the sum cannot be requantized.
+  std::vector<uint8_t> big_a(kQGemmMaxExactDepth + 1, 1), big_b(kQGemmMaxExactDepth + 1, 1);
+  const QGemmWeights<uint8_t> tall(MatrixView<const uint8_t>(big_b.data(), {big_b.size(), 1}), one,
+                                   std::vector<uint8_t>{});
+  uint8_t one_q = 5;
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] {
+          QGemm{}(MatrixView<const uint8_t>(big_a.data(), {1, big_a.size()}), 1.0f, uint8_t{0}, tall,
+                  1.0f, uint8_t{0}, MatrixView<uint8_t>(&one_q, {1, 1}));
+        }).find("can overflow") != std::string::npos);
+  CHECK(one_q == 5);
+  CHECK(c == c_before);
+  CHECK(q == q_before);
+
+  // Weights packed for one target's panel width refuse another's.
+  const auto targets = TargetsUnderTest();
+  for (int64_t first : targets) {
+    for (int64_t second : targets) {
+      std::optional<QGemmWeights<uint8_t>> packed;
+      size_t first_nr = 0;
+      {
+        ScopedTarget forced(first);
+        packed.emplace(MatrixView<const uint8_t>(b.data(), {4, 5}), one, std::vector<uint8_t>{});
+        first_nr = ActiveQGemmTile().nr;
+      }
+      ScopedTarget forced(second);
+      if (ActiveQGemmTile().nr == first_nr) continue;
+      CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, uint8_t{0}, *packed, cv); })
+                .find("pack it again") != std::string::npos);
+      CHECK(c == c_before);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensorops::test

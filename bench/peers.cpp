@@ -1118,6 +1118,46 @@ bool OneDnnFullyConnected(FcActivation act, const float* a, const float* w, cons
 #endif
 }
 
+bool OneDnnMatmulU8S8(const uint8_t* a, const int8_t* w, int32_t* c, size_t m, size_t n, size_t k) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  struct Layer {
+    dnnl::matmul primitive;
+    dnnl::memory::desc src, dst;
+    dnnl::memory packed_weights;
+  };
+  static std::map<std::tuple<const int8_t*, size_t, size_t, size_t>, std::optional<Layer>> cache;
+  const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+  const auto& layer = Cached(cache, std::make_tuple(w, m, n, k), [&]() -> std::optional<Layer> {
+    try {
+      const dnnl::memory::desc src({dim(m), dim(k)}, dt::u8, tag::ab);
+      const dnnl::memory::desc any_weights({dim(k), dim(n)}, dt::s8, tag::any);
+      const dnnl::memory::desc dst({dim(m), dim(n)}, dt::s32, tag::ab);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, any_weights, dst), Engine());
+      dnnl::memory plain({{dim(k), dim(n)}, dt::s8, tag::ab}, Engine(), const_cast<int8_t*>(w));
+      dnnl::memory packed(pd.weights_desc(), Engine());
+      dnnl::reorder(plain, packed).execute(Stream(), plain, packed);
+      Stream().wait();
+      return Layer{dnnl::matmul(pd), src, dst, packed};
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+  });
+  if (!layer) return false;
+  dnnl::memory src(layer->src, Engine(), const_cast<uint8_t*>(a));
+  dnnl::memory dst(layer->dst, Engine(), c);
+  layer->primitive.execute(Stream(), {{DNNL_ARG_SRC, src},
+                                      {DNNL_ARG_WEIGHTS, layer->packed_weights},
+                                      {DNNL_ARG_DST, dst}});
+  Stream().wait();
+  return true;
+#else
+  (void)a, (void)w, (void)c, (void)m, (void)n, (void)k;
+  return false;
+#endif
+}
+
 bool OneDnnScaleShiftSilu(const float* x, const float* scale, const float* shift, void* dst,
                           bool dst_f16, const size_t (&nchw)[4], bool channels_last) {
 #ifdef TENSOROPS_BENCH_ONEDNN

@@ -16,6 +16,9 @@ bool PlainF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool EigenF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 bool OneDnnF32ToF16(const float* src, hwy::float16_t* dst, size_t n);
 // Per-tensor u8 (de)quantization by a oneDNN reorder with scale and zero point.
+// C (int32) = A (uint8, M x K) x W (int8, K x N): oneDNN's int8 matmul with
+// its weights reordered once (VNNI where the CPU has it).
+bool OneDnnMatmulU8S8(const uint8_t* a, const int8_t* w, int32_t* c, size_t m, size_t n, size_t k);
 bool OneDnnQuantizeU8(const float* src, uint8_t* dst, size_t n, float scale, int zero_point);
 bool OneDnnDequantizeU8(const uint8_t* src, float* dst, size_t n, float scale, int zero_point);
 

@@ -1,8 +1,11 @@
-// Linear quantization benchmarks: QuantizeLinear (float -> uint8) and
+// Quantization benchmarks. QuantizeLinear (float -> uint8) and
 // DequantizeLinear (uint8 -> float), per tensor and per channel (NHWC: the
 // parameters along the row), on N(0, 1) data, against oneDNN's reorder with
 // a scale and a zero point and against memcpy moving the same bytes (5 per
-// element). Cases: 1M elements (cache-resident here) and 16M (DRAM).
+// element); cases: 1M elements (cache-resident here) and 16M (DRAM).
+// QGemm (uint8 x int8, weights prepared once) at M x 1024 x 1024 with int32
+// and requantized uint8 outputs, against oneDNN's u8 x s8 -> s32 matmul and
+// tensorops' own float GEMM on the same shape (uniform random data).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -119,6 +122,86 @@ void DequantizeOneDnn(benchmark::State& state, size_t n) {
 
 void Memcpy(benchmark::State& state, size_t n) { MemcpyReference(state, n, n * 5); }
 
+// ---- QGemm
+
+constexpr size_t kDepth = 1024, kWidth = 1024;
+
+struct QOperands {
+  std::vector<uint8_t> a;
+  std::vector<int8_t> w;
+  explicit QOperands(size_t m) : a(m * kDepth), w(kDepth * kWidth) {
+    std::mt19937 rng(7);
+    for (auto& v : a) v = static_cast<uint8_t>(rng());
+    for (auto& v : w) v = static_cast<int8_t>(rng());
+  }
+};
+
+void SetGemmRates(benchmark::State& state, size_t m) {
+  state.counters["flops"] = 2.0 * static_cast<double>(m * kDepth * kWidth);  // 2 ops per MAC
+  SetRates(state, m * kWidth, m * kDepth + kDepth * kWidth + 4 * m * kWidth);
+}
+
+void QGemmTensorops(benchmark::State& state, size_t m, bool requantize) {
+  const QOperands q(m);
+  const QGemmWeights<int8_t> w(MatrixView<const int8_t>(q.w.data(), {kDepth, kWidth}),
+                               std::vector<float>{0.01f}, std::vector<int8_t>{});
+  std::vector<int32_t> c(m * kWidth);
+  std::vector<uint8_t> c8(m * kWidth);
+  const MatrixView<const uint8_t> a(q.a.data(), {m, kDepth});
+  for (auto _ : state) {
+    if (requantize) {
+      QGemm{}(a, 0.02f, uint8_t{128}, w, 4.0f, uint8_t{128}, MatrixView<uint8_t>(c8.data(), {m, kWidth}));
+    } else {
+      QGemm{}(a, uint8_t{128}, w, MatrixView<int32_t>(c.data(), {m, kWidth}));
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::DoNotOptimize(c8.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetGemmRates(state, m);
+}
+
+void QGemmOneDnn(benchmark::State& state, size_t m) {
+  const QOperands q(m);
+  std::vector<int32_t> c(m * kWidth);
+  if (!OneDnnMatmulU8S8(q.a.data(), q.w.data(), c.data(), m, kWidth, kDepth)) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    OneDnnMatmulU8S8(q.a.data(), q.w.data(), c.data(), m, kWidth, kDepth);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  SetGemmRates(state, m);
+}
+
+// The float path a user would otherwise take: the same shape in SGEMM with
+// pre-packed weights.
+void QGemmFloatPath(benchmark::State& state, size_t m) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * kDepth), w(kDepth * kWidth), c(m * kWidth);
+  for (auto& v : a) v = dist(rng);
+  for (auto& v : w) v = dist(rng);
+  const PackedGemmB packed(MatrixView<const float>(w.data(), {kDepth, kWidth}));
+  for (auto _ : state) {
+    Gemm{}(MatrixView<const float>(a.data(), {m, kDepth}), packed, MatrixView<float>(c.data(), {m, kWidth}));
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetGemmRates(state, m);
+}
+
+void RegisterQGemm(const std::string& impl, void (*fn)(benchmark::State&, size_t)) {
+  for (size_t m : {1, 8, 64, 256}) {
+    const std::string name = "qgemm_u8s8/" + impl + "/" + std::to_string(m) + "x1024x1024";
+    benchmark::RegisterBenchmark(name.c_str(), fn, m);
+  }
+}
+
 // <op>/<impl>/<case>, case = millions of elements.
 template <class Fn>
 void Register(const std::string& op, const std::string& impl, Fn fn) {
@@ -141,6 +224,10 @@ const bool kRegistered = [] {
            [](benchmark::State& s, size_t n) { DequantizeTensorops(s, n, true); });
   Register("dequantize_u8", "onednn", DequantizeOneDnn);
   Register("dequantize_u8", "memcpy", Memcpy);
+  RegisterQGemm("tensorops", [](benchmark::State& s, size_t m) { QGemmTensorops(s, m, false); });
+  RegisterQGemm("tensorops_requantized", [](benchmark::State& s, size_t m) { QGemmTensorops(s, m, true); });
+  RegisterQGemm("onednn", QGemmOneDnn);
+  RegisterQGemm("tensorops_float", QGemmFloatPath);
   return true;
 }();
 

@@ -307,19 +307,20 @@ TEST_CASE("QGemm errors name the problem and leave C untouched", "[quant]") {
   CHECK(c == c_before);
   CHECK(q == q_before);
 
-  // Weights packed for one target's panel width refuse another's.
+  // Weights packed for one target's tile (panel width or packing) refuse another's.
   const auto targets = TargetsUnderTest();
   for (int64_t first : targets) {
     for (int64_t second : targets) {
       std::optional<QGemmWeights<uint8_t>> packed;
-      size_t first_nr = 0;
+      QGemmTile first_tile;
       {
         ScopedTarget forced(first);
         packed.emplace(MatrixView<const uint8_t>(b.data(), {4, 5}), one, std::vector<uint8_t>{});
-        first_nr = ActiveQGemmTile().nr;
+        first_tile = ActiveQGemmTile();
       }
       ScopedTarget forced(second);
-      if (ActiveQGemmTile().nr == first_nr) continue;
+      const QGemmTile tile = ActiveQGemmTile();
+      if (tile.nr == first_tile.nr && tile.format == first_tile.format) continue;
       CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, uint8_t{0}, *packed, cv); })
                 .find("pack it again") != std::string::npos);
       CHECK(c == c_before);

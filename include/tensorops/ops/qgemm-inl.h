@@ -15,6 +15,10 @@
 
 #include <hwy/highway.h>
 
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+#include <immintrin.h>
+#endif
+
 #include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/ops/qgemm.h"
@@ -52,6 +56,15 @@ inline constexpr size_t kQVecs = 3;
 #endif
 
 HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
+
+// AVX3_DL multiplies bytes with VNNI (qgemm.h); every other target int16 pairs.
+// The Arm counterpart (sdot/udot on aarch64 CPUs that have them) is not
+// built yet: Highway 1.0.3's NEON target has no such op.
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+inline constexpr QGemmFormat kQFormat = QGemmFormat::kQuads8;
+#else
+inline constexpr QGemmFormat kQFormat = QGemmFormat::kPairs16;
+#endif
 
 // (lo, hi) as the two int16 halves of one int32 lane, lo at the lower address.
 HWY_INLINE int32_t PackPair(int lo, int hi) {
@@ -167,6 +180,97 @@ constexpr auto MakeQTiles(std::index_sequence<kVec...>) {
       QTileRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+// avx512vnni beside the target's own features: Highway 1.0.3's AVX3_DL string
+// names avxvnni (the VEX form) only. Raw intrinsics, as Highway 1.0.3 has no
+// byte dot product; x86-only code, so the tile may live in arrays of __m512i.
+#define TENSOROPS_QGEMM_VNNI __attribute__((target(HWY_TARGET_STR ",avx512vnni")))
+
+// Rows [0, rows) of A made unsigned (a' = a + 128 for int8) into panels of
+// kQRows rows by fours of k: panel t holds quad kq of row i, 4 bytes, at
+// t * kQRows * quads + kq * kQRows + i (depths past K are 0); row_sums[i] =
+// sum over k of a'.
+template <class TA>
+void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t quads,
+                 int32_t* HWY_RESTRICT out, int32_t* HWY_RESTRICT row_sums) {
+  constexpr int kShift = hwy::IsSame<TA, int8_t>() ? 128 : 0;
+  for (size_t i = 0; i < rows; ++i) {
+    const TA* row = reinterpret_cast<const TA*>(reinterpret_cast<const uint8_t*>(a) + i * row_bytes);
+    int32_t* panel = out + (i / kQRows) * kQRows * quads + i % kQRows;
+    int32_t sum = 0;
+    for (size_t kq = 0; kq < quads; ++kq) {
+      uint8_t bytes[4] = {0, 0, 0, 0};
+      for (size_t t = 0; t < 4 && 4 * kq + t < k; ++t) {
+        bytes[t] = static_cast<uint8_t>(row[4 * kq + t] + kShift);
+        sum += bytes[t];
+      }
+      std::memcpy(panel + kq * kQRows, bytes, 4);
+    }
+    row_sums[i] = sum;
+  }
+}
+
+// The tile of sums a'b' over all quads, corrected to (a - za)(b - zb):
+// out = acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h), for the
+// columns below `cols`.
+template <size_t kRows, size_t kVecs>
+TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const int32_t* HWY_RESTRICT a,
+                                                  const uint8_t* HWY_RESTRICT b, size_t nr,
+                                                  size_t quads, const int32_t* row_sums,
+                                                  const int32_t* shifted_zero_points,
+                                                  const int32_t* column_terms, int32_t* out,
+                                                  size_t out_row, size_t cols) {
+  __m512i acc[kRows][kVecs];
+#pragma GCC unroll 16
+  for (size_t i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_si512();
+  }
+  for (size_t kq = 0; kq < quads; ++kq) {
+    __m512i bv[kVecs];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + 64 * v);
+#pragma GCC unroll 16
+    for (size_t i = 0; i < kRows; ++i) {
+      const __m512i ai = _mm512_set1_epi32(a[i]);
+#pragma GCC unroll 4
+      for (size_t v = 0; v < kVecs; ++v) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
+    }
+    a += kQRows;
+    b += 4 * nr;
+  }
+#pragma GCC unroll 16
+  for (size_t i = 0; i < kRows; ++i) {
+    const __m512i rs = _mm512_set1_epi32(row_sums[i]);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < kVecs; ++v) {
+      const size_t j = 16 * v;
+      if (j >= cols) break;
+      const size_t count = HWY_MIN(16, cols - j);
+      const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1u);
+      const __m512i zb = _mm512_maskz_loadu_epi32(mask, shifted_zero_points + j);
+      const __m512i terms = _mm512_maskz_loadu_epi32(mask, column_terms + j);
+      const __m512i r =
+          _mm512_add_epi32(_mm512_sub_epi32(acc[i][v], _mm512_mullo_epi32(zb, rs)), terms);
+      _mm512_mask_storeu_epi32(out + i * out_row + j, mask, r);
+    }
+  }
+}
+
+using QTileQuadsFn = void (*)(const int32_t*, const uint8_t*, size_t, size_t, const int32_t*,
+                              const int32_t*, const int32_t*, int32_t*, size_t, size_t);
+
+template <size_t kVecs, size_t... kRow>
+constexpr std::array<QTileQuadsFn, kQRows> QTileQuadsRow(std::index_sequence<kRow...>) {
+  return {&QTileQuads<kRow + 1, kVecs>...};
+}
+template <size_t... kVec>
+constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
+  return std::array<std::array<QTileQuadsFn, kQRows>, kQVecs>{
+      QTileQuadsRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
+}
+#endif  // AVX3_DL
+
 // C's rows [0, rows) x columns [0, cols) from the int32 sums: + bias, then
 // for a uint8/int8 C the requantization (qgemm.h).
 template <class TC>
@@ -202,42 +306,70 @@ void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols,
 
 template <class TA, class TC>
 struct Impl<QGemmKernel<TA, TC>> {
-  static void Run(const QGemmKernel<TA, TC>&, const typename QGemmKernel<TA, TC>::Job& job) {
-    static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
+  using Job = typename QGemmKernel<TA, TC>::Job;
+
+  static void Run(const QGemmKernel<TA, TC>&, const Job& job) {
     const size_t nr = QGemmPanelWidth();
     const size_t lanes = hn::Lanes(QGemmTag());
-    const size_t pairs = job.pairs;
+    const size_t groups = job.groups;
     // Rows of A packed at once: half of L2 (a block is reused by every panel
     // of B), at least one panel.
     const size_t block_bytes = DataCacheSizes().l2 / 2;
-    const size_t mc = HWY_MAX(kQRows, block_bytes / (HWY_MAX(pairs, 1) * sizeof(int32_t)) /
+    const size_t mc = HWY_MAX(kQRows, block_bytes / (HWY_MAX(groups, 1) * sizeof(int32_t)) /
                                           kQRows * kQRows);
     const size_t block_rows = HWY_MIN(mc, (job.m + kQRows - 1) / kQRows * kQRows);
-    // The packed block, then one tile of int32 sums when they are not C's.
-    constexpr bool kDirect = hwy::IsSame<TC, int32_t>();
-    const size_t a_ints = block_rows * HWY_MAX(pairs, 1);
-    const size_t bytes = (a_ints + kQRows * nr) * sizeof(int32_t);
+    // Scratch: the packed block, one tile of int32 sums (when they are not
+    // C's), and for byte quads the block's row sums and each column's term.
+    const size_t a_ints = block_rows * HWY_MAX(groups, 1);
+    const size_t quad_ints = kQFormat == QGemmFormat::kQuads8 ? block_rows + job.n : 0;
+    const size_t bytes = (a_ints + kQRows * nr + quad_ints) * sizeof(int32_t);
     auto* scratch = reinterpret_cast<int32_t*>(detail::GemmThreadScratch(bytes));
     int32_t* a_pack = scratch;
     int32_t* tile = scratch + a_ints;
+    int32_t* row_sums = tile + kQRows * nr;
+    int32_t* column_terms = row_sums + block_rows;
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+    static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
+    // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h).
+    const uint32_t za = static_cast<uint32_t>(job.za + (hwy::IsSame<TA, int8_t>() ? 128 : 0));
+    for (size_t j = 0; j < job.n; ++j) {
+      const uint32_t term = static_cast<uint32_t>(job.k) * za *
+                                static_cast<uint32_t>(job.shifted_zero_points[j]) -
+                            za * static_cast<uint32_t>(job.column_sums[j]);
+      column_terms[j] = static_cast<int32_t>(term);
+    }
+#else
+    static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
+    (void)row_sums, (void)column_terms;
+#endif
     for (size_t ic = 0; ic < job.m; ic += mc) {
       const size_t rows_block = HWY_MIN(mc, job.m - ic);
-      PackQA(detail::AdvanceBytes(job.a, ic * job.a_row_bytes), job.a_row_bytes, rows_block, job.k,
-             job.za, pairs, a_pack);
+      const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+      PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
+#else
+      PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
+#endif
       for (size_t jr = 0; jr < job.n; jr += nr) {
         const size_t cols = HWY_MIN(nr, job.n - jr);
         const size_t vecs = (cols + lanes - 1) / lanes;
-        const int16_t* b_panel = job.b + (jr / nr) * pairs * nr * 2;
+        const uint8_t* b_panel = job.b + (jr / nr) * groups * nr * 4;
         for (size_t ir = 0; ir < rows_block; ir += kQRows) {
           const size_t rows = HWY_MIN(kQRows, rows_block - ir);
           TC* c = detail::AdvanceBytes(job.c, (ic + ir) * job.c_row_bytes) + jr;
-          if (kDirect && job.bias == nullptr && job.c_row_bytes % sizeof(int32_t) == 0) {
-            kTiles[vecs - 1][rows - 1](a_pack + ir * pairs, b_panel, nr, pairs,
-                                       reinterpret_cast<int32_t*>(c),
-                                       job.c_row_bytes / sizeof(int32_t), cols);
-            continue;
-          }
-          kTiles[vecs - 1][rows - 1](a_pack + ir * pairs, b_panel, nr, pairs, tile, nr, cols);
+          const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
+                              job.c_row_bytes % sizeof(int32_t) == 0;
+          int32_t* out = direct ? reinterpret_cast<int32_t*>(c) : tile;
+          const size_t out_row = direct ? job.c_row_bytes / sizeof(int32_t) : nr;
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+          kTiles[vecs - 1][rows - 1](a_pack + ir * groups, b_panel, nr, groups, row_sums + ir,
+                                     job.shifted_zero_points + jr, column_terms + jr, out, out_row,
+                                     cols);
+#else
+          kTiles[vecs - 1][rows - 1](a_pack + ir * groups, reinterpret_cast<const int16_t*>(b_panel),
+                                     nr, groups, out, out_row, cols);
+#endif
+          if (direct) continue;
           QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,
                           job.multiplier == nullptr ? nullptr : job.multiplier + jr, job.zc,
                           job.relu, c, job.c_row_bytes);
@@ -250,7 +382,7 @@ struct Impl<QGemmKernel<TA, TC>> {
 template <>
 struct Impl<QGemmTileQuery> {
   static void Run(const QGemmTileQuery&, const QGemmTileQuery::Job& job) {
-    *job.out = {kQRows, QGemmPanelWidth()};
+    *job.out = {kQRows, QGemmPanelWidth(), kQFormat};
   }
 };
 

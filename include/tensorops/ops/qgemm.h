@@ -23,6 +23,17 @@
 // wraps modulo 2^32 (ONNX allows it), and the requantized output, which
 // needs the true sum, is an error.
 //
+// On AVX3_DL (Ice Lake and newer: AVX-512 VNNI) the kernel multiplies the
+// bytes themselves, four along k per int32 lane (vpdpbusd: unsigned A x
+// signed B, 64 per instruction, exact): A is made unsigned and B signed by
+// flipping the top bit (a + 128, b - 128, and the zero points with them),
+// and the zero points enter afterwards through the sums of each row of A
+// and each column of B:
+//   acc = sum a'b' - zb'[j] sum_k a'[i][k] - za' sum_k b'[k][j] + K za' zb'[j],
+// every term an int32 that may wrap; the result is exact wherever the true
+// sum fits, as above. (Highway 1.0.3 has no op for it; the kernel adds
+// avx512vnni to its target attribute, which 1.0.3's AVX3_DL string lacks.)
+//
 // Loops: packed A in panels of MR rows x pairs of k, B in panels of NR
 // columns (gemm-inl.h's structure, without K blocking: a panel of B is
 // K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
@@ -55,10 +66,15 @@ namespace tensorops {
 // The largest K whose int32 sum cannot overflow: 255 * 255 * K < 2^31.
 inline constexpr size_t kQGemmMaxExactDepth = 33025;
 
+// How the active target's kernel takes B: int16 pairs with the zero points
+// subtracted (every target), or bytes in fours with column sums (AVX3_DL).
+enum class QGemmFormat { kPairs16, kQuads8 };
+
 // The register tile of the active target: MR rows of A, NR columns of B.
 struct QGemmTile {
   size_t mr = 0;
   size_t nr = 0;
+  QGemmFormat format = QGemmFormat::kPairs16;
 };
 
 struct QGemmTileQuery {
@@ -67,18 +83,25 @@ struct QGemmTileQuery {
   };
 };
 
+// AVX3_DL has code of its own (VNNI), not AVX3's: the tile query too, whose
+// answer says which packing the kernel takes.
+template <>
+inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmTileQuery> = true;
+
 inline QGemmTile ActiveQGemmTile() {
   QGemmTile tile;
   detail::RunKernel(QGemmTileQuery{}, {&tile});
   return tile;
 }
 
-// B (K x N, uint8 or int8) with its zero points subtracted, as int16 pairs
-// along k in panels of NR columns: panel p holds, for each pair kp of k and
-// column j of the panel, (B[2kp][j] - zb[j], B[2kp + 1][j] - zb[j]) at
-// 2 * (kp * NR + j); a K that is odd and columns past N are zeros. It keeps
-// the scales for requantized calls. Packed for the target active when it was
-// made (NR differs between targets); a call on another is an error.
+// B (K x N, uint8 or int8) packed for the active target's kernel, in panels
+// of NR columns; columns past N and depths past K are zeros.
+// kPairs16: (B[2kp][j] - zb[j], B[2kp + 1][j] - zb[j]) as int16 at
+//   2 * (kp * NR + j) of panel j / NR.
+// kQuads8: b'[4kq + t][j] = B - (128 if uint8) as int8 at 4 * (kq * NR + j) + t,
+//   with each column's sum of b' and its zb' = zb - (128 if uint8).
+// It keeps the scales for requantized calls. Packed for the target active
+// when it was made; a call on a target with another tile is an error.
 template <class TB>
 class QGemmWeights {
  public:
@@ -109,25 +132,48 @@ class QGemmWeights {
       }
     }
     scale_.assign(scale.begin(), scale.end());
-    nr_ = ActiveQGemmTile().nr;
+    const QGemmTile tile = ActiveQGemmTile();
+    nr_ = tile.nr;
+    format_ = tile.format;
+    const size_t per_group = format_ == QGemmFormat::kQuads8 ? 4 : 2;  // k values per lane
+    groups_ = (k_ + per_group - 1) / per_group;
     const size_t panels = (n_ + nr_ - 1) / nr_;
-    pairs_ = (k_ + 1) / 2;
-    const size_t count = detail::CheckedMul(detail::CheckedMul(panels, nr_, kOp),
-                                            detail::CheckedMul(pairs_, 2, kOp), kOp);
-    data_ = hwy::AllocateAligned<int16_t>(std::max<size_t>(count, 1));
-    if (!data_) detail::Fail(ErrorCode::kSizeOverflow, kOp, ": cannot allocate ", count, " int16");
-    std::fill(data_.get(), data_.get() + count, int16_t{0});
+    // Bytes of one panel: groups x NR lanes of 4 bytes, either format.
+    panel_bytes_ = detail::CheckedMul(detail::CheckedMul(groups_, nr_, kOp), 4, kOp);
+    const size_t bytes = detail::CheckedMul(panels, panel_bytes_, kOp);
+    data_ = hwy::AllocateAligned<uint8_t>(std::max<size_t>(bytes, 1));
+    if (!data_) detail::Fail(ErrorCode::kSizeOverflow, kOp, ": cannot allocate ", bytes, " bytes");
+    std::fill(data_.get(), data_.get() + bytes, uint8_t{0});
     const auto at = [&](size_t k, size_t j) -> int {
       const auto* row = reinterpret_cast<const uint8_t*>(b.data()) +
                         (transpose_b ? j : k) * b.StrideBytes(0);
       return static_cast<int>(reinterpret_cast<const TB*>(row)[transpose_b ? k : j]);
     };
+    const auto zero_point_of = [&](size_t j) {
+      return zero_point.empty() ? 0 : static_cast<int>(zero_point[zero_point.size() == 1 ? 0 : j]);
+    };
+    constexpr int kShift = std::is_same_v<TB, uint8_t> ? 128 : 0;  // to int8
+    if (format_ == QGemmFormat::kQuads8) {
+      column_sums_.assign(n_, 0);
+      shifted_zero_points_.resize(n_);
+    }
     for (size_t j = 0; j < n_; ++j) {
-      const int zb = zero_point.empty() ? 0 : zero_point[zero_point.size() == 1 ? 0 : j];
-      int16_t* panel = data_.get() + (j / nr_) * pairs_ * nr_ * 2;
+      uint8_t* panel = data_.get() + (j / nr_) * panel_bytes_;
       const size_t col = j % nr_;
-      for (size_t k = 0; k < k_; ++k) {
-        panel[2 * ((k / 2) * nr_ + col) + k % 2] = static_cast<int16_t>(at(k, j) - zb);
+      if (format_ == QGemmFormat::kPairs16) {
+        auto* pairs = reinterpret_cast<int16_t*>(panel);
+        for (size_t k = 0; k < k_; ++k) {
+          pairs[2 * ((k / 2) * nr_ + col) + k % 2] = static_cast<int16_t>(at(k, j) - zero_point_of(j));
+        }
+      } else {
+        int32_t sum = 0;  // |sum| <= 128 K: no overflow below K = 2^24
+        for (size_t k = 0; k < k_; ++k) {
+          const int shifted = at(k, j) - kShift;
+          panel[4 * ((k / 4) * nr_ + col) + k % 4] = static_cast<uint8_t>(static_cast<int8_t>(shifted));
+          sum += shifted;
+        }
+        column_sums_[j] = sum;
+        shifted_zero_points_[j] = zero_point_of(j) - kShift;
       }
     }
   }
@@ -135,14 +181,19 @@ class QGemmWeights {
   size_t rows() const { return k_; }          // K
   size_t cols() const { return n_; }          // N
   size_t panel_width() const { return nr_; }  // NR of the target it was packed for
-  size_t pairs() const { return pairs_; }     // ceil(K / 2)
+  QGemmFormat format() const { return format_; }
+  size_t groups() const { return groups_; }   // ceil(K / 2) pairs or ceil(K / 4) quads
   std::span<const float> scale() const { return scale_; }
-  const int16_t* data() const { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  const int32_t* column_sums() const { return column_sums_.data(); }             // kQuads8
+  const int32_t* shifted_zero_points() const { return shifted_zero_points_.data(); }  // kQuads8
 
  private:
-  size_t k_ = 0, n_ = 0, nr_ = 0, pairs_ = 0;
+  size_t k_ = 0, n_ = 0, nr_ = 0, groups_ = 0, panel_bytes_ = 0;
+  QGemmFormat format_ = QGemmFormat::kPairs16;
   std::vector<float> scale_;
-  hwy::AlignedFreeUniquePtr<int16_t[]> data_;
+  std::vector<int32_t> column_sums_, shifted_zero_points_;
+  hwy::AlignedFreeUniquePtr<uint8_t[]> data_;
 };
 
 // The kernel's problem: A (M x K, TA) with zero point za; B packed; C (M x
@@ -153,8 +204,10 @@ struct QGemmKernel {
     const TA* a;
     size_t a_row_bytes;
     int za;
-    const int16_t* b;  // QGemmWeights::data()
-    size_t pairs;      // ceil(K / 2)
+    const uint8_t* b;  // QGemmWeights::data()
+    size_t groups;     // QGemmWeights::groups()
+    const int32_t* column_sums;          // kQuads8 only
+    const int32_t* shifted_zero_points;  // kQuads8 only
     TC* c;
     size_t c_row_bytes;
     size_t m, n, k;
@@ -177,6 +230,9 @@ struct QGemmKernel {
     return slice;
   }
 };
+
+template <class TA, class TC>
+inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmKernel<TA, TC>> = true;
 
 // C = (A - za) (B - zb), int32 (MatMulInteger), or requantized to uint8/int8
 // (QLinearMatMul). Optional int32 bias per column (QLinearConv's), `relu`
@@ -228,10 +284,11 @@ struct QGemm {
     }
     if (detail::Overlaps(a, c)) detail::Fail(ErrorCode::kAliasing, kOp, ": C overlaps A");
     const QGemmTile tile = ActiveQGemmTile();
-    if (b.panel_width() != tile.nr) {
+    if (b.panel_width() != tile.nr || b.format() != tile.format) {
       detail::Fail(ErrorCode::kBadArgument, kOp, ": B was packed for panels of ", b.panel_width(),
-                   " columns, the active target (", ActiveTargetName(), ") uses ", tile.nr,
-                   "; pack it again");
+                   " columns of ", b.format() == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs",
+                   ", the active target (", ActiveTargetName(), ") uses ", tile.nr, " of ",
+                   tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs", "; pack it again");
     }
     std::vector<float> multiplier;
     if constexpr (kRequantize) {
@@ -251,7 +308,8 @@ struct QGemm {
     }
     if (m == 0 || n == 0) return;
     typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), static_cast<int>(a_zero_point),
-                                          b.data(), b.pairs(), c.data(), c.StrideBytes(0), m, n, k,
+                                          b.data(), b.groups(), b.column_sums(),
+                                          b.shifted_zero_points(), c.data(), c.StrideBytes(0), m, n, k,
                                           bias.empty() ? nullptr : bias.data(),
                                           multiplier.empty() ? nullptr : multiplier.data(),
                                           c_zero_point, relu, tile.mr, tile.nr};

@@ -197,7 +197,7 @@ void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t qu
   for (size_t i = 0; i < rows; ++i) {
     const TA* row = reinterpret_cast<const TA*>(reinterpret_cast<const uint8_t*>(a) + i * row_bytes);
     int32_t* panel = out + (i / kQRows) * kQRows * quads + i % kQRows;
-    int32_t sum = 0;
+    uint32_t sum = 0;  // wraps modulo 2^32 like the kernel's other terms
     for (size_t kq = 0; kq < quads; ++kq) {
       uint8_t bytes[4] = {0, 0, 0, 0};
       for (size_t t = 0; t < 4 && 4 * kq + t < k; ++t) {
@@ -206,7 +206,7 @@ void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t qu
       }
       std::memcpy(panel + kq * kQRows, bytes, 4);
     }
-    row_sums[i] = sum;
+    row_sums[i] = static_cast<int32_t>(sum);
   }
 }
 

@@ -166,13 +166,13 @@ class QGemmWeights {
           pairs[2 * ((k / 2) * nr_ + col) + k % 2] = static_cast<int16_t>(at(k, j) - zero_point_of(j));
         }
       } else {
-        int32_t sum = 0;  // |sum| <= 128 K: no overflow below K = 2^24
+        uint32_t sum = 0;  // wraps modulo 2^32 like the kernel's other terms
         for (size_t k = 0; k < k_; ++k) {
           const int shifted = at(k, j) - kShift;
           panel[4 * ((k / 4) * nr_ + col) + k % 4] = static_cast<uint8_t>(static_cast<int8_t>(shifted));
-          sum += shifted;
+          sum += static_cast<uint32_t>(shifted);
         }
-        column_sums_[j] = sum;
+        column_sums_[j] = static_cast<int32_t>(sum);
         shifted_zero_points_[j] = zero_point_of(j) - kShift;
       }
     }

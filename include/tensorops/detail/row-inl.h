@@ -74,6 +74,21 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
   for (size_t i = 0; i < count; ++i) p[i] = buffer[i];
 }
 
+// Lanes [0, count) of p, count <= Lanes(d): a whole vector, or the row's
+// tail (other lanes zero), for loops that step in vectors to the very end.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadUpTo(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+  return count == hn::Lanes(d) ? hn::LoadU(d, p) : LoadTail(d, p, count);
+}
+template <class D>
+HWY_INLINE void StoreUpTo(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+  if (count == hn::Lanes(d)) {
+    hn::StoreU(v, d, p);
+  } else {
+    StoreTail(v, d, p, count);
+  }
+}
+
 // Copies n bytes: short rows with full vectors and one partial tail, long
 // ones with the C library's memcpy, which aligns its stores to the
 // destination's cache lines (a vector loop from a buffer 16 bytes off a line

@@ -182,16 +182,11 @@ HWY_INLINE void StoreTailFromF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p,
 // missing lanes with zero), for loops that step in vectors to the very end.
 template <class T, class DF>
 HWY_INLINE hn::Vec<DF> LoadUpToAsF32(DF df, const T* HWY_RESTRICT p, size_t count) {
-  if (count == hn::Lanes(df)) return LoadAsF32<T>(df, p);
-  return LoadTailAsF32<T>(df, p, count);
+  return ToF32<T>(df, LoadUpTo(hn::Rebind<T, DF>(), p, count));
 }
 template <class T, class DF>
 HWY_INLINE void StoreUpToFromF32(DF df, hn::Vec<DF> v, T* HWY_RESTRICT p, size_t count) {
-  if (count == hn::Lanes(df)) {
-    StoreFromF32<T>(df, v, p);
-  } else {
-    StoreTailFromF32<T>(df, v, p, count);
-  }
+  StoreUpTo(FromF32<T>(df, v), hn::Rebind<T, DF>(), p, count);
 }
 
 }  // namespace HWY_NAMESPACE

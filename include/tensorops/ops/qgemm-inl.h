@@ -22,7 +22,6 @@
 #include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/ops/qgemm.h"
-#include "tensorops/ops/quantize-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorops {

@@ -25,20 +25,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using QuantTag = hn::ScalableTag<float>;
 
-// Lanes [0, n) of p, n <= Lanes(d): a whole vector, or the row's tail.
-template <class D>
-HWY_INLINE hn::Vec<D> LoadUpTo(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t n) {
-  return n == hn::Lanes(d) ? hn::LoadU(d, p) : LoadTail(d, p, n);
-}
-template <class D>
-HWY_INLINE void StoreUpTo(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size_t n) {
-  if (n == hn::Lanes(d)) {
-    hn::StoreU(v, d, p);
-  } else {
-    StoreTail(v, d, p, n);
-  }
-}
-
 // One vector of x quantized: the quotient is rounded before zp is added
 // (ONNX's order; rounding x / s + zp moves ties by zp's parity).
 template <class Q>

@@ -321,12 +321,20 @@ struct Impl<QGemmKernel<TA, TC>> {
     // C's), and for byte quads the block's row sums and each column's term.
     const size_t a_ints = block_rows * HWY_MAX(groups, 1);
     const size_t quad_ints = kQFormat == QGemmFormat::kQuads8 ? block_rows + job.n : 0;
-    const size_t bytes = (a_ints + kQRows * nr + quad_ints) * sizeof(int32_t);
+    constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
+    const size_t multipliers = kRequantize ? job.n : 0;  // float, as big as an int32
+    const size_t bytes = (a_ints + kQRows * nr + quad_ints + multipliers) * sizeof(int32_t);
     auto* scratch = reinterpret_cast<int32_t*>(detail::GemmThreadScratch(bytes));
     int32_t* a_pack = scratch;
     int32_t* tile = scratch + a_ints;
     int32_t* row_sums = tile + kQRows * nr;
     int32_t* column_terms = row_sums + block_rows;
+    float* multiplier = reinterpret_cast<float*>(scratch + a_ints + kQRows * nr + quad_ints);
+    if constexpr (kRequantize) {  // m[j] = (sa * sb[j]) / sc, in float as ONNX's reference
+      for (size_t j = 0; j < job.n; ++j) {
+        multiplier[j] = job.a_scale * job.b_scale[job.b_scale_per_column ? j : 0] / job.c_scale;
+      }
+    }
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
     static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
     // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h).
@@ -370,7 +378,7 @@ struct Impl<QGemmKernel<TA, TC>> {
 #endif
           if (direct) continue;
           QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,
-                          job.multiplier == nullptr ? nullptr : job.multiplier + jr, job.zc,
+                          kRequantize ? multiplier + jr : nullptr, job.zc,
                           job.relu, c, job.c_row_bytes);
         }
       }

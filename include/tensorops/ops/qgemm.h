@@ -197,7 +197,8 @@ class QGemmWeights {
 };
 
 // The kernel's problem: A (M x K, TA) with zero point za; B packed; C (M x
-// N, TC: int32, or uint8/int8 requantized with multiplier[j] and zc).
+// N, TC: int32, or uint8/int8 requantized with m[j] = (sa * sb[j]) / sc and
+// zc, the multipliers computed by the kernel into its scratch).
 template <class TA, class TC>
 struct QGemmKernel {
   struct Job {
@@ -212,7 +213,9 @@ struct QGemmKernel {
     size_t c_row_bytes;
     size_t m, n, k;
     const int32_t* bias;      // per column, or null
-    const float* multiplier;  // per column (requantized C only)
+    float a_scale, c_scale;   // requantized C only
+    const float* b_scale;     // 1 or N values (requantized C only)
+    bool b_scale_per_column;
     int zc;
     bool relu;
     size_t mr, nr;
@@ -290,7 +293,6 @@ struct QGemm {
                    ", the active target (", ActiveTargetName(), ") uses ", tile.nr, " of ",
                    tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs", "; pack it again");
     }
-    std::vector<float> multiplier;
     if constexpr (kRequantize) {
       for (const float s : {a_scale, c_scale}) {
         if (!std::isfinite(s) || !(s > 0.0f)) {
@@ -302,16 +304,13 @@ struct QGemm {
         detail::Fail(ErrorCode::kBadArgument, kOp, ": K = ", k, " can overflow the int32 sum (at most ",
                      kQGemmMaxExactDepth, " for a requantized C)");
       }
-      multiplier.resize(n);
-      const auto sb = b.scale();
-      for (size_t j = 0; j < n; ++j) multiplier[j] = a_scale * sb[sb.size() == 1 ? 0 : j] / c_scale;
     }
     if (m == 0 || n == 0) return;
     typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), static_cast<int>(a_zero_point),
                                           b.data(), b.groups(), b.column_sums(),
                                           b.shifted_zero_points(), c.data(), c.StrideBytes(0), m, n, k,
                                           bias.empty() ? nullptr : bias.data(),
-                                          multiplier.empty() ? nullptr : multiplier.data(),
+                                          a_scale, c_scale, b.scale().data(), b.scale().size() > 1,
                                           c_zero_point, relu, tile.mr, tile.nr};
     detail::RunKernelOn(executor, QGemmKernel<TA, TC>{}, job);
   }

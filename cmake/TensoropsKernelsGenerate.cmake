@@ -28,6 +28,7 @@ set(family_headers
   "tensorops::Nv12ToRgbKernel=tensorops/ops/nv12_to_rgb-inl.h"
   "tensorops::PermuteKernel=tensorops/ops/permute-inl.h"
   "tensorops::PoolKernel=tensorops/ops/pool-inl.h"
+  "tensorops::QConvKernel=tensorops/ops/qconv-inl.h"
   "tensorops::QGemmKernel=tensorops/ops/qgemm-inl.h"
   "tensorops::QGemmTileQuery=tensorops/ops/qgemm-inl.h"
   "tensorops::QuantizeKernel=tensorops/ops/quantize-inl.h"
@@ -37,7 +38,7 @@ set(family_headers
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")
 # Relative compile cost, for grouping (a GEMM kernel is several unary ones).
-set(family_weights "tensorops::GemmKernel=4" "tensorops::ConvKernel=4" "tensorops::ChainKernel=2"
+set(family_weights "tensorops::GemmKernel=4" "tensorops::ConvKernel=4" "tensorops::QConvKernel=2" "tensorops::ChainKernel=2"
                    "tensorops::SoftmaxKernel=2" "tensorops::LrnKernel=2")
 
 file(STRINGS "${INPUTS}" files)

@@ -270,34 +270,154 @@ constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
 }
 #endif  // AVX3_DL
 
+// The lowest value a quantized output may take: the type's, or with ReLU zc
+// (real 0) when that is higher.
+template <class TC>
+HWY_INLINE float QOutputLow(int zc, bool relu) {
+  constexpr float kLo = hwy::IsSame<TC, int8_t>() ? -128.0f : 0.0f;
+  return relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo;
+}
+
+// count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC
+// saturate(round_half_even(float(sum) * m) + zc) clamped below at `low`;
+// for int32 the sums themselves.
+template <class TC, class D>
+HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> m, float zc, float low,
+                           TC* out, size_t step, size_t count) {
+  const hn::Rebind<TC, D> dc;
+  const auto v = [&] {
+    if constexpr (hwy::IsSame<TC, int32_t>()) {
+      (void)m, (void)zc, (void)low;
+      return sum;
+    } else {
+      const hn::Rebind<float, D> df;
+      constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
+      auto f = hn::Add(hn::Round(hn::Mul(hn::ConvertTo(df, sum), m)), hn::Set(df, zc));
+      f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
+      return hn::DemoteTo(dc, hn::NearestInt(f));
+    }
+  }();
+  if (step == sizeof(TC)) {
+    StoreUpTo(v, dc, out, count);
+    return;
+  }
+  // Outputs apart (NCHW channels): through a buffer of one vector.
+  HWY_ALIGN TC lanes[HWY_MAX_BYTES / sizeof(int32_t)];
+  hn::Store(v, dc, lanes);
+  for (size_t i = 0; i < count; ++i) *detail::AdvanceBytes(out, i * step) = lanes[i];
+  (void)d32;
+}
+
 // C's rows [0, rows) x columns [0, cols) from the int32 sums: + bias, then
-// for a uint8/int8 C the requantization (qgemm.h).
+// for a uint8/int8 C the requantization with m[j] (qgemm.h).
 template <class TC>
 void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols, const int32_t* bias,
-                 const float* multiplier, int zc, bool relu, TC* c, size_t c_row_bytes) {
+                 const float* multiplier, int zc, bool relu, TC* c, size_t c_row_bytes,
+                 size_t c_col_bytes) {
   const QGemmTag d32;
   const hn::Rebind<float, QGemmTag> df;
   const size_t lanes = hn::Lanes(d32);
   constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
-  constexpr float kLo = hwy::IsSame<TC, int8_t>() ? -128.0f : 0.0f;
-  constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
-  const auto lo = hn::Set(df, relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo);
-  const auto hi = hn::Set(df, kHi);
-  const auto vzc = hn::Set(df, static_cast<float>(zc));
+  const float low = QOutputLow<TC>(zc, relu);
   for (size_t i = 0; i < rows; ++i) {
-    TC* row = reinterpret_cast<TC*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
+    TC* row = detail::AdvanceBytes(c, i * c_row_bytes);
     for (size_t j = 0; j < cols; j += lanes) {
       const size_t count = HWY_MIN(lanes, cols - j);
       auto sum = LoadUpTo(d32, sums + i * sums_row + j, count);
       if (bias != nullptr) sum = hn::Add(sum, LoadUpTo(d32, bias + j, count));
-      if constexpr (kRequantize) {
-        auto f = hn::Mul(hn::ConvertTo(df, sum), LoadUpTo(df, multiplier + j, count));
-        f = hn::Min(hn::Max(hn::Add(hn::Round(f), vzc), lo), hi);
-        const hn::Rebind<TC, QGemmTag> dc;
-        StoreUpTo(hn::DemoteTo(dc, hn::NearestInt(f)), dc, row + j, count);
-      } else {
-        (void)multiplier, (void)zc, (void)relu;
-        StoreUpTo(sum, d32, row + j, count);
+      const auto m = kRequantize ? LoadUpTo(df, multiplier + j, count) : hn::Zero(df);
+      QStoreSums(d32, sum, m, static_cast<float>(zc), low,
+                 detail::AdvanceBytes(row, j * c_col_bytes), c_col_bytes, count);
+    }
+  }
+}
+
+// How QGemmRun uses its scratch: rows of A packed at once (half of L2, as a
+// block is reused by every panel of B; at least one panel), the packed block,
+// one tile of int32 sums (when they are not C's), for byte quads the block's
+// row sums and each column's term, and for a requantized C the multipliers.
+struct QGemmPlan {
+  size_t mc, block_rows, a_ints, quad_ints, multipliers;
+  size_t Bytes() const { return (a_ints + kQRows * QGemmPanelWidth() + quad_ints + multipliers) * 4; }
+};
+
+template <class TA, class TC>
+QGemmPlan PlanQGemm(const typename QGemmKernel<TA, TC>::Job& job) {
+  QGemmPlan plan;
+  const size_t groups = HWY_MAX(job.groups, 1);
+  const size_t block_bytes = DataCacheSizes().l2 / 2;
+  plan.mc = HWY_MAX(kQRows, block_bytes / (groups * sizeof(int32_t)) / kQRows * kQRows);
+  plan.block_rows = HWY_MIN(plan.mc, (job.m + kQRows - 1) / kQRows * kQRows);
+  plan.a_ints = plan.block_rows * groups;
+  plan.quad_ints = kQFormat == QGemmFormat::kQuads8 ? plan.block_rows + job.n : 0;
+  plan.multipliers = hwy::IsSame<TC, int32_t>() ? 0 : job.n;  // floats, as big as an int32
+  return plan;
+}
+
+// The whole product of the job, in `scratch` of PlanQGemm(job).Bytes() bytes
+// (4-byte aligned).
+template <class TA, class TC>
+void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& plan, int32_t* scratch) {
+  const size_t nr = QGemmPanelWidth();
+  const size_t lanes = hn::Lanes(QGemmTag());
+  const size_t groups = job.groups;
+  const size_t mc = plan.mc;
+  int32_t* a_pack = scratch;
+  int32_t* tile = scratch + plan.a_ints;
+  int32_t* row_sums = tile + kQRows * nr;
+  int32_t* column_terms = row_sums + plan.block_rows;
+  float* multiplier = reinterpret_cast<float*>(tile + kQRows * nr + plan.quad_ints);
+  constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
+  if constexpr (kRequantize) {  // m[j] = (sa * sb[j]) / sc, in float as ONNX's reference
+    for (size_t j = 0; j < job.n; ++j) {
+      multiplier[j] = job.a_scale * job.b_scale[job.b_scale_per_column ? j : 0] / job.c_scale;
+    }
+  }
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+  static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
+  // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h).
+  const uint32_t za = static_cast<uint32_t>(job.za + (hwy::IsSame<TA, int8_t>() ? 128 : 0));
+  for (size_t j = 0; j < job.n; ++j) {
+    const uint32_t term = static_cast<uint32_t>(job.k) * za *
+                              static_cast<uint32_t>(job.shifted_zero_points[j]) -
+                          za * static_cast<uint32_t>(job.column_sums[j]);
+    column_terms[j] = static_cast<int32_t>(term);
+  }
+#else
+  static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
+  (void)row_sums, (void)column_terms;
+#endif
+  const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
+                      job.c_row_bytes % sizeof(int32_t) == 0 && job.c_col_bytes == sizeof(int32_t);
+  for (size_t ic = 0; ic < job.m; ic += mc) {
+    const size_t rows_block = HWY_MIN(mc, job.m - ic);
+    const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+    PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
+#else
+    PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
+#endif
+    for (size_t jr = 0; jr < job.n; jr += nr) {
+      const size_t cols = HWY_MIN(nr, job.n - jr);
+      const size_t vecs = (cols + lanes - 1) / lanes;
+      const uint8_t* b_panel = job.b + (jr / nr) * groups * nr * 4;
+      for (size_t ir = 0; ir < rows_block; ir += kQRows) {
+        const size_t rows = HWY_MIN(kQRows, rows_block - ir);
+        TC* c = detail::AdvanceBytes(job.c, (ic + ir) * job.c_row_bytes + jr * job.c_col_bytes);
+        int32_t* out = direct ? reinterpret_cast<int32_t*>(c) : tile;
+        const size_t out_row = direct ? job.c_row_bytes / sizeof(int32_t) : nr;
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+        kTiles[vecs - 1][rows - 1](a_pack + ir * groups, b_panel, nr, groups, row_sums + ir,
+                                   job.shifted_zero_points + jr, column_terms + jr, out, out_row,
+                                   cols);
+#else
+        kTiles[vecs - 1][rows - 1](a_pack + ir * groups, reinterpret_cast<const int16_t*>(b_panel),
+                                   nr, groups, out, out_row, cols);
+#endif
+        if (direct) continue;
+        QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,
+                        kRequantize ? multiplier + jr : nullptr, job.zc, job.relu, c,
+                        job.c_row_bytes, job.c_col_bytes);
       }
     }
   }
@@ -305,84 +425,9 @@ void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols,
 
 template <class TA, class TC>
 struct Impl<QGemmKernel<TA, TC>> {
-  using Job = typename QGemmKernel<TA, TC>::Job;
-
-  static void Run(const QGemmKernel<TA, TC>&, const Job& job) {
-    const size_t nr = QGemmPanelWidth();
-    const size_t lanes = hn::Lanes(QGemmTag());
-    const size_t groups = job.groups;
-    // Rows of A packed at once: half of L2 (a block is reused by every panel
-    // of B), at least one panel.
-    const size_t block_bytes = DataCacheSizes().l2 / 2;
-    const size_t mc = HWY_MAX(kQRows, block_bytes / (HWY_MAX(groups, 1) * sizeof(int32_t)) /
-                                          kQRows * kQRows);
-    const size_t block_rows = HWY_MIN(mc, (job.m + kQRows - 1) / kQRows * kQRows);
-    // Scratch: the packed block, one tile of int32 sums (when they are not
-    // C's), and for byte quads the block's row sums and each column's term.
-    const size_t a_ints = block_rows * HWY_MAX(groups, 1);
-    const size_t quad_ints = kQFormat == QGemmFormat::kQuads8 ? block_rows + job.n : 0;
-    constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
-    const size_t multipliers = kRequantize ? job.n : 0;  // float, as big as an int32
-    const size_t bytes = (a_ints + kQRows * nr + quad_ints + multipliers) * sizeof(int32_t);
-    auto* scratch = reinterpret_cast<int32_t*>(detail::GemmThreadScratch(bytes));
-    int32_t* a_pack = scratch;
-    int32_t* tile = scratch + a_ints;
-    int32_t* row_sums = tile + kQRows * nr;
-    int32_t* column_terms = row_sums + block_rows;
-    float* multiplier = reinterpret_cast<float*>(scratch + a_ints + kQRows * nr + quad_ints);
-    if constexpr (kRequantize) {  // m[j] = (sa * sb[j]) / sc, in float as ONNX's reference
-      for (size_t j = 0; j < job.n; ++j) {
-        multiplier[j] = job.a_scale * job.b_scale[job.b_scale_per_column ? j : 0] / job.c_scale;
-      }
-    }
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-    static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
-    // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h).
-    const uint32_t za = static_cast<uint32_t>(job.za + (hwy::IsSame<TA, int8_t>() ? 128 : 0));
-    for (size_t j = 0; j < job.n; ++j) {
-      const uint32_t term = static_cast<uint32_t>(job.k) * za *
-                                static_cast<uint32_t>(job.shifted_zero_points[j]) -
-                            za * static_cast<uint32_t>(job.column_sums[j]);
-      column_terms[j] = static_cast<int32_t>(term);
-    }
-#else
-    static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
-    (void)row_sums, (void)column_terms;
-#endif
-    for (size_t ic = 0; ic < job.m; ic += mc) {
-      const size_t rows_block = HWY_MIN(mc, job.m - ic);
-      const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-      PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
-#else
-      PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
-#endif
-      for (size_t jr = 0; jr < job.n; jr += nr) {
-        const size_t cols = HWY_MIN(nr, job.n - jr);
-        const size_t vecs = (cols + lanes - 1) / lanes;
-        const uint8_t* b_panel = job.b + (jr / nr) * groups * nr * 4;
-        for (size_t ir = 0; ir < rows_block; ir += kQRows) {
-          const size_t rows = HWY_MIN(kQRows, rows_block - ir);
-          TC* c = detail::AdvanceBytes(job.c, (ic + ir) * job.c_row_bytes) + jr;
-          const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
-                              job.c_row_bytes % sizeof(int32_t) == 0;
-          int32_t* out = direct ? reinterpret_cast<int32_t*>(c) : tile;
-          const size_t out_row = direct ? job.c_row_bytes / sizeof(int32_t) : nr;
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-          kTiles[vecs - 1][rows - 1](a_pack + ir * groups, b_panel, nr, groups, row_sums + ir,
-                                     job.shifted_zero_points + jr, column_terms + jr, out, out_row,
-                                     cols);
-#else
-          kTiles[vecs - 1][rows - 1](a_pack + ir * groups, reinterpret_cast<const int16_t*>(b_panel),
-                                     nr, groups, out, out_row, cols);
-#endif
-          if (direct) continue;
-          QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,
-                          kRequantize ? multiplier + jr : nullptr, job.zc,
-                          job.relu, c, job.c_row_bytes);
-        }
-      }
-    }
+  static void Run(const QGemmKernel<TA, TC>&, const typename QGemmKernel<TA, TC>::Job& job) {
+    const QGemmPlan plan = PlanQGemm<TA, TC>(job);
+    QGemmRun<TA, TC>(job, plan, reinterpret_cast<int32_t*>(detail::GemmThreadScratch(plan.Bytes())));
   }
 };
 

@@ -210,7 +210,7 @@ struct QGemmKernel {
     const int32_t* column_sums;          // kQuads8 only
     const int32_t* shifted_zero_points;  // kQuads8 only
     TC* c;
-    size_t c_row_bytes;
+    size_t c_row_bytes, c_col_bytes;  // columns need not be contiguous (NCHW convolution)
     size_t m, n, k;
     const int32_t* bias;      // per column, or null
     float a_scale, c_scale;   // requantized C only
@@ -308,7 +308,8 @@ struct QGemm {
     if (m == 0 || n == 0) return;
     typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), static_cast<int>(a_zero_point),
                                           b.data(), b.groups(), b.column_sums(),
-                                          b.shifted_zero_points(), c.data(), c.StrideBytes(0), m, n, k,
+                                          b.shifted_zero_points(), c.data(), c.StrideBytes(0),
+                                          c.StrideBytes(1), m, n, k,
                                           bias.empty() ? nullptr : bias.data(),
                                           a_scale, c_scale, b.scale().data(), b.scale().size() > 1,
                                           c_zero_point, relu, tile.mr, tile.nr};

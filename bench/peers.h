@@ -89,6 +89,9 @@ bool OneDnnConv(const ConvArgs& args, const float* x, const float* weights, cons
                 float* y);
 bool XnnpackConv(const ConvArgs& args, const float* x, const float* weights, const float* bias,
                  float* y);  // NHWC only
+// The same convolution on uint8 x and int8 weights to int32 y (no bias, no
+// activation): oneDNN's int8 kernels.
+bool OneDnnConvU8S8(const ConvArgs& args, const uint8_t* x, const int8_t* weights, int32_t* y);
 
 // Data movement on dense float tensors (the movement bench).
 // dst (cols x rows) = transpose of src (rows x cols), both row-major.

@@ -6,6 +6,9 @@
 // QGemm (uint8 x int8, weights prepared once) at M x 1024 x 1024 with int32
 // and requantized uint8 outputs, against oneDNN's u8 x s8 -> s32 matmul and
 // tensorops' own float GEMM on the same shape (uniform random data).
+// QConv (uint8 x, int8 weights) on CNN shapes, NHWC, with int32 and
+// requantized uint8 outputs, against oneDNN's u8 x s8 -> s32 convolution and
+// tensorops' float Conv on the same shape (uniform random data).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -202,6 +205,109 @@ void RegisterQGemm(const std::string& impl, void (*fn)(benchmark::State&, size_t
   }
 }
 
+// ---- QConv
+
+struct ConvCase {
+  const char* name;
+  ConvArgs args;
+};
+
+constexpr ConvCase kConvCases[] = {
+    {"3x3_64x56x56", {1, 64, 56, 56, 64, 1, 3, 1, 1, true}},
+    {"3x3s2_64to128x56x56", {1, 64, 56, 56, 128, 1, 3, 2, 1, true}},
+    {"1x1_64to256x56x56", {1, 64, 56, 56, 256, 1, 1, 1, 0, true}},
+    {"dw3x3_144x56x56", {1, 144, 56, 56, 144, 144, 3, 1, 1, true}},
+    {"dw3x3s2_96x112x112", {1, 96, 112, 112, 96, 96, 3, 2, 1, true}},
+};
+
+struct QConvOperands {
+  std::vector<uint8_t> x;
+  std::vector<int8_t> w;
+  size_t out;
+  explicit QConvOperands(const ConvArgs& a)
+      : x(a.n * a.h * a.w * a.c), w(a.o * a.c / a.group * a.kernel * a.kernel), out(ConvOut(a)) {
+    std::mt19937 rng(13);
+    for (auto& v : x) v = static_cast<uint8_t>(rng());
+    for (auto& v : w) v = static_cast<int8_t>(rng());
+  }
+};
+
+void SetConvRates(benchmark::State& state, const ConvArgs& a) {
+  const size_t out = ConvOut(a);
+  const double macs = static_cast<double>(a.n * a.o * out * out) *
+                      static_cast<double>(a.c / a.group * a.kernel * a.kernel);
+  state.counters["flops"] = 2.0 * macs;
+  SetRates(state, a.n * a.o * out * out, a.n * a.c * a.h * a.w + 4 * a.n * a.o * out * out);
+}
+
+void QConvTensorops(benchmark::State& state, ConvArgs a, bool requantize) {
+  const QConvOperands q(a);
+  const QConvWeights<Nhwc, int8_t> w(
+      TensorView<const int8_t, Strided<>>(q.w.data(), {a.o, a.c / a.group, a.kernel, a.kernel}),
+      std::vector<float>{0.01f}, std::vector<int8_t>{}, a.group);
+  const QConv conv{.strides = {a.stride, a.stride}, .pads = {a.pad, a.pad, a.pad, a.pad}, .group = a.group};
+  const TensorView<const uint8_t, Nhwc> x(q.x.data(), {a.n, a.h, a.w, a.c});
+  std::vector<int32_t> y(a.n * q.out * q.out * a.o);
+  std::vector<uint8_t> y8(y.size());
+  for (auto _ : state) {
+    if (requantize) {
+      conv(x, 0.02f, uint8_t{128}, w, 4.0f, uint8_t{128},
+           TensorView<uint8_t, Nhwc>(y8.data(), {a.n, q.out, q.out, a.o}));
+    } else {
+      conv(x, uint8_t{128}, w, TensorView<int32_t, Nhwc>(y.data(), {a.n, q.out, q.out, a.o}));
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(y8.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetConvRates(state, a);
+}
+
+void QConvOneDnn(benchmark::State& state, ConvArgs a) {
+  const QConvOperands q(a);
+  std::vector<int32_t> y(a.n * q.out * q.out * a.o);
+  if (!OneDnnConvU8S8(a, q.x.data(), q.w.data(), y.data())) {
+    state.SkipWithError("peer not built in or unsupported");
+    return;
+  }
+  for (auto _ : state) {
+    OneDnnConvU8S8(a, q.x.data(), q.w.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetConvRates(state, a);
+}
+
+// The float path a user would otherwise take: Conv on the same shape.
+void QConvFloatPath(benchmark::State& state, ConvArgs a) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const size_t out = ConvOut(a);
+  std::vector<float> x(a.n * a.h * a.w * a.c), w(a.o * a.c / a.group * a.kernel * a.kernel),
+      y(a.n * out * out * a.o);
+  for (auto& v : x) v = dist(rng);
+  for (auto& v : w) v = dist(rng);
+  const ConvWeights<Nhwc> weights(
+      TensorView<const float, Strided<>>(w.data(), {a.o, a.c / a.group, a.kernel, a.kernel}), a.group);
+  const Conv conv{.strides = {a.stride, a.stride}, .pads = {a.pad, a.pad, a.pad, a.pad}, .group = a.group};
+  for (auto _ : state) {
+    conv(TensorView<const float, Nhwc>(x.data(), {a.n, a.h, a.w, a.c}), weights,
+         TensorView<float, Nhwc>(y.data(), {a.n, out, out, a.o}));
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(ActiveTargetName());
+  SetConvRates(state, a);
+}
+
+void RegisterQConv(const std::string& impl, void (*fn)(benchmark::State&, ConvArgs)) {
+  for (const ConvCase& c : kConvCases) {
+    const std::string name = "qconv_nhwc_u8s8/" + impl + "/" + c.name;
+    benchmark::RegisterBenchmark(name.c_str(), fn, c.args);
+  }
+}
+
 // <op>/<impl>/<case>, case = millions of elements.
 template <class Fn>
 void Register(const std::string& op, const std::string& impl, Fn fn) {
@@ -228,6 +334,10 @@ const bool kRegistered = [] {
   RegisterQGemm("tensorops_requantized", [](benchmark::State& s, size_t m) { QGemmTensorops(s, m, true); });
   RegisterQGemm("onednn", QGemmOneDnn);
   RegisterQGemm("tensorops_float", QGemmFloatPath);
+  RegisterQConv("tensorops", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, false); });
+  RegisterQConv("tensorops_requantized", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, true); });
+  RegisterQConv("onednn", QConvOneDnn);
+  RegisterQConv("tensorops_float", QConvFloatPath);
   return true;
 }();
 

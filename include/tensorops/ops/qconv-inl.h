@@ -26,7 +26,6 @@ template <class TX, class TY, bool kChannelsLast>
 struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
   using Kernel = QConvKernel<TX, TY, kChannelsLast>;
   using Job = typename Kernel::Job;
-  using GemmJob = typename QGemmKernel<TX, TY>::Job;
   static constexpr bool kRequantize = !hwy::IsSame<TY, int32_t>();
 
   static const TX* XAt(const Job& job, size_t n, size_t c, size_t ih, size_t iw) {
@@ -53,19 +52,21 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
       }
       return;
     }
-    const size_t cg = job.in_channels / job.groups, og = job.out_channels / job.groups;
-    const size_t k = cg * job.h.kernel * job.w.kernel;
-    // Scratch: the block's patch rows, then QGemm's own (sized for a whole
-    // block; a shorter one uses less).
-    GemmJob gemm{};
-    gemm.m = job.block_pixels;
-    gemm.n = og;
-    gemm.k = k;
-    gemm.groups = job.group_weights[0].depth_groups;
-    const size_t patch_bytes = (job.block_pixels * k + 63) / 64 * 64;
-    const size_t bytes = patch_bytes + PlanQGemm<TX, TY>(gemm).Bytes();
+    const size_t og = job.out_channels / job.groups;
+    const size_t k = job.in_channels / job.groups * job.h.kernel * job.w.kernel;
+    // Scratch: the block's patch rows (uint8, each padded with zeros to a
+    // multiple of 4 bytes: the VNNI tile reads them in place), then QGemm's
+    // own, sized for a whole block (a shorter one uses less).
+    const size_t row_bytes = (k + 3) / 4 * 4;
+    typename QGemmKernel<uint8_t, TY>::Job sizing{};
+    sizing.m = job.block_pixels;
+    sizing.n = og;
+    sizing.k = k;
+    sizing.groups = job.group_weights[0].depth_groups;
+    const size_t patch_bytes = (job.block_pixels * row_bytes + 63) / 64 * 64;
+    const size_t bytes = patch_bytes + PlanQGemm<uint8_t, TY>(sizing).Bytes();
     auto* scratch = reinterpret_cast<uint8_t*>(detail::GemmThreadScratch(bytes));
-    TX* patch = reinterpret_cast<TX*>(scratch);
+    uint8_t* patch = scratch;
     int32_t* gemm_scratch = reinterpret_cast<int32_t*>(scratch + patch_bytes);
 
     const size_t ow_n = job.w.out, oh_n = job.h.out;
@@ -78,66 +79,84 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
       for (size_t p = oh * ow_n; p < end;) {
         size_t count = HWY_MIN(job.block_pixels, end - p);
         if (!job.merge_rows) count = HWY_MIN(count, ow_n - p % ow_n);
-        const size_t oh0 = p / ow_n, ow0 = p % ow_n;
-        const QConvGroupWeights& b = job.group_weights[g];
-        gemm.za = job.zx;
-        gemm.b = b.data;
-        gemm.groups = b.depth_groups;
-        gemm.column_sums = b.column_sums;
-        gemm.shifted_zero_points = b.shifted_zero_points;
-        gemm.c = YAt(job, n, g * og, oh0, ow0);
-        gemm.c_row_bytes = job.y_stride[3];
-        gemm.c_col_bytes = job.y_stride[1];
-        gemm.m = count;
-        gemm.bias = job.bias == nullptr ? nullptr : job.bias + g * og;
-        gemm.a_scale = job.x_scale;
-        gemm.c_scale = job.y_scale;
-        gemm.b_scale = job.w_scale + (job.w_scale_per_channel ? g * og : 0);
-        gemm.b_scale_per_column = job.w_scale_per_channel;
-        gemm.zc = job.zy;
-        gemm.relu = job.relu;
-        gemm.mr = job.mr;
-        gemm.nr = job.nr;
         if (job.pointwise) {
-          gemm.a = XAt(job, n, g * cg, oh0, ow0);
+          const size_t cg = job.in_channels / job.groups;
+          auto gemm = GemmJobFor<TX>(job, n, g, p, count);
+          gemm.a = XAt(job, n, g * cg, p / ow_n, p % ow_n);
           gemm.a_row_bytes = job.x_stride[3];
+          gemm.za = job.zx;
+          QGemmRun<TX, TY>(gemm, PlanQGemm<TX, TY>(gemm), gemm_scratch);
         } else {
-          PatchRows(job, n, g, p, count, patch);
+          // int8 x is written as uint8 x + 128 (and zx with it): one kernel
+          // for both, and the VNNI tile takes uint8 rows in place.
+          PatchRows(job, n, g, p, count, row_bytes, patch);
+          auto gemm = GemmJobFor<uint8_t>(job, n, g, p, count);
           gemm.a = patch;
-          gemm.a_row_bytes = k * sizeof(TX);
+          gemm.a_row_bytes = row_bytes;
+          gemm.a_rows_padded = true;
+          gemm.za = job.zx + (hwy::IsSame<TX, int8_t>() ? 128 : 0);
+          QGemmRun<uint8_t, TY>(gemm, PlanQGemm<uint8_t, TY>(gemm), gemm_scratch);
         }
-        QGemmRun<TX, TY>(gemm, PlanQGemm<TX, TY>(gemm), gemm_scratch);
         p += count;
       }
       unit += rows;
     }
   }
 
+  // QGemm's job for output pixels [p, p + count) of image n, group g, but A.
+  template <class TA>
+  static typename QGemmKernel<TA, TY>::Job GemmJobFor(const Job& job, size_t n, size_t g, size_t p,
+                                                      size_t count) {
+    const size_t og = job.out_channels / job.groups;
+    const QConvGroupWeights& b = job.group_weights[g];
+    typename QGemmKernel<TA, TY>::Job gemm{};
+    gemm.b = b.data;
+    gemm.groups = b.depth_groups;
+    gemm.column_sums = b.column_sums;
+    gemm.shifted_zero_points = b.shifted_zero_points;
+    gemm.c = YAt(job, n, g * og, p / job.w.out, p % job.w.out);
+    gemm.c_row_bytes = job.y_stride[3];
+    gemm.c_col_bytes = job.y_stride[1];
+    gemm.m = count;
+    gemm.n = og;
+    gemm.k = job.in_channels / job.groups * job.h.kernel * job.w.kernel;
+    gemm.bias = job.bias == nullptr ? nullptr : job.bias + g * og;
+    gemm.a_scale = job.x_scale;
+    gemm.c_scale = job.y_scale;
+    gemm.b_scale = job.w_scale + (job.w_scale_per_channel ? g * og : 0);
+    gemm.b_scale_per_column = job.w_scale_per_channel;
+    gemm.zc = job.zy;
+    gemm.relu = job.relu;
+    gemm.mr = job.mr;
+    gemm.nr = job.nr;
+    return gemm;
+  }
+
   // ------------------------------------------------------ implicit GEMM
 
-  // Patch row i (k = tap * Cg + c) for output pixel p + i of image n, group
-  // g; taps outside the input hold zx. When a pixel's channels are the
-  // group's and contiguous and W is not dilated, the taps of one kernel row
-  // inside the input are one run of bytes.
-  static void PatchRows(const Job& job, size_t n, size_t g, size_t p, size_t count,
-                        TX* HWY_RESTRICT patch) {
+  // Patch row i (k = tap * Cg + c; row_bytes apart, zeros past k) for
+  // output pixel p + i of image n, group g, as uint8: x itself, or x + 128
+  // for int8 x; taps outside the input hold zx likewise. When a pixel's
+  // channels are the group's and contiguous and W is not dilated, the taps
+  // of one kernel row inside the input are one run of bytes.
+  static void PatchRows(const Job& job, size_t n, size_t g, size_t p, size_t count, size_t row_bytes,
+                        uint8_t* HWY_RESTRICT patch) {
     const size_t cg = job.in_channels / job.groups;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t k = cg * kh * kw;
-    const TX zx = static_cast<TX>(job.zx);
+    const auto zx = static_cast<uint8_t>(static_cast<TX>(job.zx));
     const bool contiguous = job.x_stride[1] == sizeof(TX);
     const bool rows_of_taps = contiguous && job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(TX);
-    const auto fill = [&](TX* dst, size_t values) {
-      for (size_t i = 0; i < values; ++i) dst[i] = zx;
-    };
+    const auto fill = [&](uint8_t* dst, size_t values) { std::memset(dst, zx, values); };
+    const auto copy = [&](uint8_t* dst, const TX* src, size_t values) { std::memcpy(dst, src, values); };
     for (size_t i = 0; i < count; ++i) {
       const size_t oh = (p + i) / job.w.out, ow = (p + i) % job.w.out;
-      TX* row = patch + i * k;
+      uint8_t* row = patch + i * row_bytes;
       const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
       const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
       for (size_t y = 0; y < kh; ++y) {
         const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
-        TX* taps = row + y * kw * cg;
+        uint8_t* taps = row + y * kw * cg;
         if (ih < 0 || ih >= static_cast<int64_t>(job.h.in) || j0 >= j1) {
           fill(taps, kw * cg);
           continue;
@@ -148,30 +167,39 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
         };
         if (rows_of_taps) {
           fill(taps, j0 * cg);
-          std::memcpy(taps + j0 * cg, x_at(j0), (j1 - j0) * cg * sizeof(TX));
+          copy(taps + j0 * cg, x_at(j0), (j1 - j0) * cg);
           fill(taps + j1 * cg, (kw - j1) * cg);
           continue;
         }
         for (size_t x = 0; x < kw; ++x) {
-          TX* dst = taps + x * cg;
+          uint8_t* dst = taps + x * cg;
           if (x < j0 || x >= j1) {
             fill(dst, cg);
           } else if (contiguous) {
-            std::memcpy(dst, x_at(x), cg * sizeof(TX));
+            copy(dst, x_at(x), cg);
           } else {
             const TX* src = x_at(x);
-            for (size_t c = 0; c < cg; ++c) dst[c] = *detail::AdvanceBytes(src, c * job.x_stride[1]);
+            for (size_t c = 0; c < cg; ++c) {
+              dst[c] = static_cast<uint8_t>(*detail::AdvanceBytes(src, c * job.x_stride[1]));
+            }
           }
         }
       }
+      if constexpr (hwy::IsSame<TX, int8_t>()) {
+        for (size_t j = 0; j < k; ++j) row[j] ^= 0x80;  // x + 128 as uint8
+      }
+      for (size_t j = k; j < row_bytes; ++j) row[j] = 0;
     }
   }
 
   // ---------------------------------------------------------- depthwise
 
-  // NHWC, channels across int32 lanes: for each output pixel and vector of
-  // channels, (x - zx)(w - zw) summed over the taps inside the input; + bias,
-  // then requantized with each channel's multiplier.
+  // NHWC, channels across int32 lanes: for each output pixel, vectors of
+  // channels (up to four at a time, independent chains for the multiplies'
+  // latency) summed over the taps inside the input: (x - zx)(w - zw), + bias,
+  // then requantized with each channel's multiplier. The last vectors end at
+  // the last channel, overlapping the ones before (whole loads only; the
+  // overlapped channels are computed again to the same values).
   static void DepthwiseNhwc(const Job& job) {
     const hn::ScalableTag<int32_t> d32;
     const hn::Rebind<TX, decltype(d32)> dx;
@@ -184,28 +212,79 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     const auto vzx = hn::Set(d32, job.zx);
     const float zy = static_cast<float>(job.zy);
     const float low = QOutputLow<TY>(job.zy, job.relu);
+    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between tap rows
+    const size_t col_step = job.w.dilation * job.x_stride[3];  // and tap columns
+    const size_t c_step = job.y_stride[1];
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
       for (size_t ow = 0; ow < job.w.out; ++ow) {
         const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
         TY* y = YAt(job, n, 0, oh, ow);
-        for (size_t c = 0; c < channels; c += lanes) {
-          const size_t count = HWY_MIN(lanes, channels - c);
-          auto acc = hn::Zero(d32);
-          for (size_t i = i0; i < i1; ++i) {
-            const size_t ih = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i * job.h.dilation));
-            for (size_t j = j0; j < j1; ++j) {
-              const size_t iw = static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j * job.w.dilation));
-              const auto xv = hn::Sub(hn::PromoteTo(d32, LoadUpTo(dx, XAt(job, n, c, ih, iw), count)), vzx);
-              const auto wv = LoadUpTo(d32, job.depthwise + (i * kw + j) * channels + c, count);
-              acc = hn::Add(acc, hn::Mul(xv, wv));
-            }
-          }
+        // The first tap inside the input; tap (i, j) is (i - i0) row steps
+        // and (j - j0) column steps from it.
+        const bool any = i0 < i1 && j0 < j1;
+        const TX* x0 = any ? XAt(job, n, 0,
+                                 static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation)),
+                                 static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation)))
+                           : job.x;
+        const int32_t* w0 = job.depthwise + (i0 * kw + j0) * channels;
+        const auto finish = [&](hn::Vec<decltype(d32)> acc, size_t c, size_t count) {
           if (job.bias != nullptr) acc = hn::Add(acc, LoadUpTo(d32, job.bias + c, count));
           const auto mv = kRequantize ? LoadUpTo(df, m + c, count) : hn::Zero(df);
-          QStoreSums(d32, acc, mv, zy, low, detail::AdvanceBytes(y, c * job.y_stride[1]),
-                     job.y_stride[1], count);
+          QStoreSums(d32, acc, mv, zy, low, detail::AdvanceBytes(y, c * c_step), c_step, count);
+        };
+        if (channels < lanes) {  // fewer channels than one vector: partial loads
+          auto acc = hn::Zero(d32);
+          for (size_t i = i0; i < i1; ++i) {
+            for (size_t j = j0; j < j1; ++j) {
+              const TX* px = detail::AdvanceBytes(x0, (i - i0) * row_step + (j - j0) * col_step);
+              const auto xv = hn::Sub(hn::PromoteTo(d32, LoadUpTo(dx, px, channels)), vzx);
+              acc = hn::Add(acc, hn::Mul(xv, LoadUpTo(d32, w0 + ((i - i0) * kw + (j - j0)) * channels, channels)));
+            }
+          }
+          finish(acc, 0, channels);
+          continue;
+        }
+        const auto step = [&](size_t c, auto chains) {
+          constexpr size_t kChains = decltype(chains)::value;
+          const size_t last = channels - lanes;
+          const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
+                       c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
+          auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), a2 = hn::Zero(d32), a3 = hn::Zero(d32);
+          const auto tap = [&](const TX* px, const int32_t* pw, size_t ci) {
+            return hn::Mul(hn::Sub(hn::PromoteTo(d32, hn::LoadU(dx, px + ci)), vzx), hn::LoadU(d32, pw + ci));
+          };
+          for (size_t i = i0; i < i1; ++i) {
+            const TX* px = detail::AdvanceBytes(x0, (i - i0) * row_step);
+            const int32_t* pw = w0 + (i - i0) * kw * channels;
+            for (size_t j = j0; j < j1; ++j) {
+              a0 = hn::Add(a0, tap(px, pw, c0));
+              if constexpr (kChains > 1) a1 = hn::Add(a1, tap(px, pw, c1));
+              if constexpr (kChains > 2) {
+                a2 = hn::Add(a2, tap(px, pw, c2));
+                a3 = hn::Add(a3, tap(px, pw, c3));
+              }
+              px = detail::AdvanceBytes(px, col_step);
+              pw += channels;
+            }
+          }
+          finish(a0, c0, lanes);
+          if constexpr (kChains > 1) finish(a1, c1, lanes);
+          if constexpr (kChains > 2) {
+            finish(a2, c2, lanes);
+            finish(a3, c3, lanes);
+          }
+        };
+        size_t c = 0;
+        for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>());
+        const size_t rest = channels - c;
+        if (rest > 2 * lanes) {
+          step(c, std::integral_constant<size_t, 4>());
+        } else if (rest > lanes) {
+          step(c, std::integral_constant<size_t, 2>());
+        } else if (rest > 0) {
+          step(c, std::integral_constant<size_t, 1>());
         }
       }
     }
@@ -238,12 +317,19 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
         const TX* src = inside ? XAt(job, n, c, static_cast<size_t>(ih), 0) : nullptr;
         for (size_t q = 0; q < s; ++q) {
           int32_t* dst = plane + (q * rows + r) * cols;
-          for (size_t i = 0; i < filled; ++i) {
-            const int64_t iw = static_cast<int64_t>(i * s + q) - static_cast<int64_t>(job.w.pad_begin);
-            dst[i] = inside && iw >= 0 && iw < static_cast<int64_t>(job.w.in)
-                         ? static_cast<int32_t>(*detail::AdvanceBytes(src, static_cast<size_t>(iw) * job.x_stride[3])) - job.zx
-                         : 0;
+          // Phase columns [lo, hi) read inside the row: iw = i s + q - pad.
+          const int64_t first = static_cast<int64_t>(q) - static_cast<int64_t>(job.w.pad_begin);
+          const auto si = static_cast<int64_t>(s);
+          size_t lo = first < 0 ? static_cast<size_t>((-first + si - 1) / si) : 0;
+          const int64_t room = static_cast<int64_t>(job.w.in) - 1 - first;
+          size_t hi = !inside || room < 0 ? 0 : HWY_MIN(filled, static_cast<size_t>(room / si) + 1);
+          lo = HWY_MIN(lo, hi);
+          for (size_t i = 0; i < lo; ++i) dst[i] = 0;
+          if (lo < hi) {
+            const TX* from = src + (first + static_cast<int64_t>(lo) * si);
+            for (size_t i = lo; i < hi; ++i) dst[i] = static_cast<int32_t>(from[(i - lo) * s]) - job.zx;
           }
+          for (size_t i = hi; i < filled; ++i) dst[i] = 0;
         }
       }
       const int32_t* weights = job.depthwise + c * kh * kw;

@@ -209,13 +209,32 @@ void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t qu
   }
 }
 
+// row_sums[i] = sum of the k bytes of row i (uint8 A read in place).
+TENSOROPS_QGEMM_VNNI inline void RowSumsU8(const uint8_t* a, size_t row_bytes, size_t rows, size_t k,
+                                           int32_t* HWY_RESTRICT row_sums) {
+  const __m512i zero = _mm512_setzero_si512();
+  for (size_t i = 0; i < rows; ++i) {
+    const uint8_t* row = a + i * row_bytes;
+    __m512i acc = zero;  // eight 64-bit sums (vpsadbw against zero)
+    size_t j = 0;
+    for (; j + 64 <= k; j += 64) acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_loadu_si512(row + j), zero));
+    if (j < k) {
+      const __mmask64 mask = (~__mmask64{0}) >> (64 - (k - j));
+      acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_maskz_loadu_epi8(mask, row + j), zero));
+    }
+    row_sums[i] = static_cast<int32_t>(static_cast<uint32_t>(_mm512_reduce_add_epi64(acc)));
+  }
+}
+
 // The tile of sums a'b' over all quads, corrected to (a - za)(b - zb):
 // out = acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h), for the
-// columns below `cols`.
+// columns below `cols`. Quad kq of row i is the 4 bytes at a + i a_row_step
+// + kq a_quad_step: a packed panel (4, 4 kQRows) or uint8 rows read in place
+// (row bytes, 4).
 template <size_t kRows, size_t kVecs>
-TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const int32_t* HWY_RESTRICT a,
-                                                  const uint8_t* HWY_RESTRICT b, size_t nr,
-                                                  size_t quads, const int32_t* row_sums,
+TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t a_row_step,
+                                                  size_t a_quad_step, const uint8_t* HWY_RESTRICT b,
+                                                  size_t nr, size_t quads, const int32_t* row_sums,
                                                   const int32_t* shifted_zero_points,
                                                   const int32_t* column_terms, int32_t* out,
                                                   size_t out_row, size_t cols) {
@@ -231,11 +250,13 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const int32_t* HWY_RESTRICT a,
     for (size_t v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + 64 * v);
 #pragma GCC unroll 16
     for (size_t i = 0; i < kRows; ++i) {
-      const __m512i ai = _mm512_set1_epi32(a[i]);
+      int32_t quad;
+      std::memcpy(&quad, a + i * a_row_step, sizeof(quad));
+      const __m512i ai = _mm512_set1_epi32(quad);
 #pragma GCC unroll 4
       for (size_t v = 0; v < kVecs; ++v) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
     }
-    a += kQRows;
+    a += a_quad_step;
     b += 4 * nr;
   }
 #pragma GCC unroll 16
@@ -256,8 +277,8 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const int32_t* HWY_RESTRICT a,
   }
 }
 
-using QTileQuadsFn = void (*)(const int32_t*, const uint8_t*, size_t, size_t, const int32_t*,
-                              const int32_t*, const int32_t*, int32_t*, size_t, size_t);
+using QTileQuadsFn = void (*)(const uint8_t*, size_t, size_t, const uint8_t*, size_t, size_t,
+                              const int32_t*, const int32_t*, const int32_t*, int32_t*, size_t, size_t);
 
 template <size_t kVecs, size_t... kRow>
 constexpr std::array<QTileQuadsFn, kQRows> QTileQuadsRow(std::index_sequence<kRow...>) {
@@ -389,11 +410,20 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
 #endif
   const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
                       job.c_row_bytes % sizeof(int32_t) == 0 && job.c_col_bytes == sizeof(int32_t);
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
+  // uint8 rows whose quads can all be read are not packed: the tile reads
+  // them in place (the packing would cost as much as the tile when N is small).
+  const bool in_place = hwy::IsSame<TA, uint8_t>() && (job.k % 4 == 0 || job.a_rows_padded);
+#endif
   for (size_t ic = 0; ic < job.m; ic += mc) {
     const size_t rows_block = HWY_MIN(mc, job.m - ic);
     const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-    PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
+    if (in_place) {
+      RowSumsU8(reinterpret_cast<const uint8_t*>(a_block), job.a_row_bytes, rows_block, job.k, row_sums);
+    } else {
+      PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
+    }
 #else
     PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
 #endif
@@ -407,7 +437,10 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
         int32_t* out = direct ? reinterpret_cast<int32_t*>(c) : tile;
         const size_t out_row = direct ? job.c_row_bytes / sizeof(int32_t) : nr;
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-        kTiles[vecs - 1][rows - 1](a_pack + ir * groups, b_panel, nr, groups, row_sums + ir,
+        const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
+                                      : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
+        kTiles[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
+                                   in_place ? 4 : 4 * kQRows, b_panel, nr, groups, row_sums + ir,
                                    job.shifted_zero_points + jr, column_terms + jr, out, out_row,
                                    cols);
 #else

@@ -204,6 +204,7 @@ struct QGemmKernel {
   struct Job {
     const TA* a;
     size_t a_row_bytes;
+    bool a_rows_padded;  // each row readable to a multiple of 4 bytes, zeros past K
     int za;
     const uint8_t* b;  // QGemmWeights::data()
     size_t groups;     // QGemmWeights::groups()
@@ -306,7 +307,7 @@ struct QGemm {
       }
     }
     if (m == 0 || n == 0) return;
-    typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), static_cast<int>(a_zero_point),
+    typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), false, static_cast<int>(a_zero_point),
                                           b.data(), b.groups(), b.column_sums(),
                                           b.shifted_zero_points(), c.data(), c.StrideBytes(0),
                                           c.StrideBytes(1), m, n, k,

@@ -273,6 +273,34 @@ TEST_CASE("QConv: padded pitches and sub-views", "[quant]") {
   });
 }
 
+TEST_CASE("QConv depthwise at the extremes: 255 x -255 over 256 taps, and 289 taps", "[quant]") {
+  // (x - 0)(w - 255) = 255 x -255 at every tap: the sum -16646400 over a
+  // 16x16 kernel is the largest a depthwise kernel sums in float lanes
+  // (2^24 = 16777216); a 17x17 kernel runs as the implicit GEMM. Both
+  // layouts, three channels (one of them with zero weights - 255 = 0).
+  for (size_t k : {16, 17}) {
+    const int64_t taps = static_cast<int64_t>(k * k);
+    TestTensor<uint8_t, Strided<>> w({3, 1, k, k});
+    w.Fill([](const Extents& i) { return uint8_t{i[0] == 1 ? uint8_t{255} : uint8_t{0}}; });
+    const std::vector<uint8_t> zw = {255, 255, 0};
+    const int64_t want[3] = {-255 * 255 * taps, 0, 0};
+    const auto check = [&](auto layout) {
+      using L = decltype(layout);
+      TestTensor<uint8_t, L> x(InLayout<L>(1, 3, k, k));
+      x.Fill([](const Extents&) { return uint8_t{255}; });
+      ForEachTarget([&](int64_t) {
+        const QConvWeights<L, uint8_t> weights(w.ConstView(), std::vector<float>{1.0f}, zw, 3);
+        CHECK(weights.strategy() == (k == 16 ? ConvStrategy::kDepthwise : ConvStrategy::kGemm));
+        TestTensor<int32_t, L> y(InLayout<L>(1, 3, 1, 1));
+        QConv{.group = 3}(x.ConstView(), uint8_t{0}, weights, y.View());
+        for (size_t c = 0; c < 3; ++c) CHECK(y.at(InLayout<L>(0, c, 0, 0)) == want[c]);
+      });
+    };
+    check(Nchw{});
+    check(Nhwc{});
+  }
+}
+
 TEST_CASE("QConv with an executor gives the serial result", "[quant]") {
   Rng rng(3000);
   ThreadPool pool(3);

@@ -1,5 +1,5 @@
 // Quantized convolution kernels (see qconv.h): patch rows fed to QGemm's
-// loops, and the direct depthwise kernels on int32 lanes.
+// loops, and the direct depthwise kernels (exact sums in float lanes).
 //
 // Included once per target through tensorops/kernels-inl.h.
 #if defined(TENSOROPS_OPS_QCONV_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -194,27 +194,56 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
 
   // ---------------------------------------------------------- depthwise
 
-  // NHWC, channels across int32 lanes: for each output pixel, vectors of
-  // channels (up to four at a time, independent chains for the multiplies'
-  // latency) summed over the taps inside the input: (x - zx)(w - zw), + bias,
-  // then requantized with each channel's multiplier. The last vectors end at
-  // the last channel, overlapping the ones before (whole loads only; the
-  // overlapped channels are computed again to the same values).
+  // Depthwise sums run in float lanes: x - zx and w - zw are integers in
+  // [-255, 255], each product below 2^16 and every partial sum of at most
+  // kQDepthwiseMaxTaps of them below 2^24, so each multiply and add (fused
+  // or not) is exact, and the FMA units are faster than int32 multiplies.
+  template <class D>
+  HWY_INLINE static void FinishFloat(D df, hn::Vec<D> acc, const int32_t* bias, const float* m,
+                                     size_t c, float zy, float low, TY* y, size_t step, size_t count,
+                                     bool bias_per_lane) {
+    const hn::Rebind<int32_t, D> d32;
+    auto sum = hn::ConvertTo(d32, acc);  // exact: an integer below 2^24
+    if (bias != nullptr) {
+      sum = hn::Add(sum, bias_per_lane ? LoadUpTo(d32, bias + c, count) : hn::Set(d32, bias[c]));
+    }
+    const auto mv = !kRequantize ? hn::Zero(df) : bias_per_lane ? LoadUpTo(df, m + c, count) : hn::Set(df, m[c]);
+    QStoreSums(d32, sum, mv, zy, low, y, step, count);
+  }
+
+  // NHWC, channels across float lanes: for each output pixel, vectors of
+  // channels (up to four at a time: independent chains) summed over the taps
+  // inside the input, + bias, then requantized with each channel's
+  // multiplier. x enters as it is: sum (x - zx) w = sum x w - zx sum w, the
+  // weights' sum over all taps computed once per call, over the taps inside
+  // the input for a pixel at the border (an integer below 2^24 too, so the
+  // correction is exact). The last vectors end at the last channel,
+  // overlapping the ones before (whole loads only; the overlapped channels
+  // are computed again to the same values).
   static void DepthwiseNhwc(const Job& job) {
-    const hn::ScalableTag<int32_t> d32;
-    const hn::Rebind<TX, decltype(d32)> dx;
-    const hn::Rebind<float, decltype(d32)> df;
-    const size_t lanes = hn::Lanes(d32);
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<int32_t, decltype(df)> d32;
+    const hn::Rebind<TX, decltype(df)> dx;
+    const size_t lanes = hn::Lanes(df);
     const size_t channels = job.out_channels;
-    const size_t kw = job.w.kernel;
-    float* m = reinterpret_cast<float*>(detail::GemmThreadScratch(channels * sizeof(float)));
+    const size_t kh = job.h.kernel, kw = job.w.kernel;
+    float* m = detail::GemmThreadScratch(2 * channels * sizeof(float));
+    float* full_sums = m + channels;  // each channel's sum of w - zw over all taps
     if constexpr (kRequantize) Multipliers(job, 0, channels, m);
-    const auto vzx = hn::Set(d32, job.zx);
+    for (size_t c = 0; c < channels; ++c) {
+      float sum = 0.0f;
+      for (size_t t = 0; t < kh * kw; ++t) sum += job.depthwise[t * channels + c];
+      full_sums[c] = sum;
+    }
+    const auto vzx = hn::Set(df, static_cast<float>(job.zx));
     const float zy = static_cast<float>(job.zy);
     const float low = QOutputLow<TY>(job.zy, job.relu);
     const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between tap rows
     const size_t col_step = job.w.dilation * job.x_stride[3];  // and tap columns
     const size_t c_step = job.y_stride[1];
+    const auto load_x = [&](const TX* p, size_t count) {
+      return hn::ConvertTo(df, hn::PromoteTo(d32, LoadUpTo(dx, p, count)));
+    };
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
@@ -224,89 +253,104 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
         // The first tap inside the input; tap (i, j) is (i - i0) row steps
         // and (j - j0) column steps from it.
         const bool any = i0 < i1 && j0 < j1;
+        const bool border = i0 != 0 || i1 != kh || j0 != 0 || j1 != kw;
         const TX* x0 = any ? XAt(job, n, 0,
                                  static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation)),
                                  static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation)))
                            : job.x;
-        const int32_t* w0 = job.depthwise + (i0 * kw + j0) * channels;
-        const auto finish = [&](hn::Vec<decltype(d32)> acc, size_t c, size_t count) {
-          if (job.bias != nullptr) acc = hn::Add(acc, LoadUpTo(d32, job.bias + c, count));
-          const auto mv = kRequantize ? LoadUpTo(df, m + c, count) : hn::Zero(df);
-          QStoreSums(d32, acc, mv, zy, low, detail::AdvanceBytes(y, c * c_step), c_step, count);
+        const float* w0 = job.depthwise + (i0 * kw + j0) * channels;
+        const auto finish = [&](hn::Vec<decltype(df)> acc, hn::Vec<decltype(df)> w_sum, size_t c,
+                                size_t count) {
+          acc = hn::NegMulAdd(vzx, w_sum, acc);
+          FinishFloat(df, acc, job.bias, m, c, zy, low, detail::AdvanceBytes(y, c * c_step), c_step,
+                      count, true);
         };
         if (channels < lanes) {  // fewer channels than one vector: partial loads
-          auto acc = hn::Zero(d32);
+          auto acc = hn::Zero(df), w_sum = hn::Zero(df);
           for (size_t i = i0; i < i1; ++i) {
             for (size_t j = j0; j < j1; ++j) {
               const TX* px = detail::AdvanceBytes(x0, (i - i0) * row_step + (j - j0) * col_step);
-              const auto xv = hn::Sub(hn::PromoteTo(d32, LoadUpTo(dx, px, channels)), vzx);
-              acc = hn::Add(acc, hn::Mul(xv, LoadUpTo(d32, w0 + ((i - i0) * kw + (j - j0)) * channels, channels)));
+              const auto wv = LoadUpTo(df, w0 + ((i - i0) * kw + (j - j0)) * channels, channels);
+              acc = hn::MulAdd(wv, load_x(px, channels), acc);
+              w_sum = hn::Add(w_sum, wv);
             }
           }
-          finish(acc, 0, channels);
+          finish(acc, w_sum, 0, channels);
           continue;
         }
-        const auto step = [&](size_t c, auto chains) {
+        const auto step = [&](size_t c, auto chains, auto at_border) {
           constexpr size_t kChains = decltype(chains)::value;
+          constexpr bool kBorder = decltype(at_border)::value;
           const size_t last = channels - lanes;
           const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
                        c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
-          auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), a2 = hn::Zero(d32), a3 = hn::Zero(d32);
-          const auto tap = [&](const TX* px, const int32_t* pw, size_t ci) {
-            return hn::Mul(hn::Sub(hn::PromoteTo(d32, hn::LoadU(dx, px + ci)), vzx), hn::LoadU(d32, pw + ci));
+          auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+          auto s0 = hn::Zero(df), s1 = hn::Zero(df), s2 = hn::Zero(df), s3 = hn::Zero(df);
+          const auto tap = [&](const TX* px, const float* pw, size_t ci, auto& acc, auto& sum) {
+            const auto wv = hn::LoadU(df, pw + ci);
+            acc = hn::MulAdd(wv, hn::ConvertTo(df, hn::PromoteTo(d32, hn::LoadU(dx, px + ci))), acc);
+            if constexpr (kBorder) sum = hn::Add(sum, wv);
           };
           for (size_t i = i0; i < i1; ++i) {
             const TX* px = detail::AdvanceBytes(x0, (i - i0) * row_step);
-            const int32_t* pw = w0 + (i - i0) * kw * channels;
+            const float* pw = w0 + (i - i0) * kw * channels;
             for (size_t j = j0; j < j1; ++j) {
-              a0 = hn::Add(a0, tap(px, pw, c0));
-              if constexpr (kChains > 1) a1 = hn::Add(a1, tap(px, pw, c1));
+              tap(px, pw, c0, a0, s0);
+              if constexpr (kChains > 1) tap(px, pw, c1, a1, s1);
               if constexpr (kChains > 2) {
-                a2 = hn::Add(a2, tap(px, pw, c2));
-                a3 = hn::Add(a3, tap(px, pw, c3));
+                tap(px, pw, c2, a2, s2);
+                tap(px, pw, c3, a3, s3);
               }
               px = detail::AdvanceBytes(px, col_step);
               pw += channels;
             }
           }
-          finish(a0, c0, lanes);
-          if constexpr (kChains > 1) finish(a1, c1, lanes);
+          const auto sums_at = [&](size_t ci, auto sum) {
+            return kBorder ? sum : hn::LoadU(df, full_sums + ci);
+          };
+          finish(a0, sums_at(c0, s0), c0, lanes);
+          if constexpr (kChains > 1) finish(a1, sums_at(c1, s1), c1, lanes);
           if constexpr (kChains > 2) {
-            finish(a2, c2, lanes);
-            finish(a3, c3, lanes);
+            finish(a2, sums_at(c2, s2), c2, lanes);
+            finish(a3, sums_at(c3, s3), c3, lanes);
           }
         };
-        size_t c = 0;
-        for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>());
-        const size_t rest = channels - c;
-        if (rest > 2 * lanes) {
-          step(c, std::integral_constant<size_t, 4>());
-        } else if (rest > lanes) {
-          step(c, std::integral_constant<size_t, 2>());
-        } else if (rest > 0) {
-          step(c, std::integral_constant<size_t, 1>());
+        const auto steps = [&](auto at_border) {
+          size_t c = 0;
+          for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>(), at_border);
+          const size_t rest = channels - c;
+          if (rest > 2 * lanes) {
+            step(c, std::integral_constant<size_t, 4>(), at_border);
+          } else if (rest > lanes) {
+            step(c, std::integral_constant<size_t, 2>(), at_border);
+          } else if (rest > 0) {
+            step(c, std::integral_constant<size_t, 1>(), at_border);
+          }
+        };
+        if (border) {
+          steps(std::true_type());
+        } else {
+          steps(std::false_type());
         }
       }
     }
   }
 
-  // NCHW, output columns across int32 lanes: each input plane is copied
+  // NCHW, output columns across float lanes: each input plane is copied
   // once as x - zx, padded with zeros, into scratch with its columns split
   // by stride phase (as Conv's depthwise kernel), so tap j of outputs [ow, ow
   // + lanes) is one contiguous load: phase (j dw) mod s, from column ow +
-  // (j dw) / s.
+  // (j dw) / s. Two vectors of outputs per step.
   static void DepthwiseNchw(const Job& job) {
-    const hn::ScalableTag<int32_t> d32;
-    const hn::Rebind<float, decltype(d32)> df;
-    const size_t lanes = hn::Lanes(d32);
+    const hn::ScalableTag<float> df;
+    const size_t lanes = hn::Lanes(df);
     const size_t s = job.w.stride;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t rows = (job.h.out - 1) * job.h.stride + (kh - 1) * job.h.dilation + 1;
     const size_t cols = Conv::DepthwisePhaseCols(job.w);  // the row pitch
     const size_t reached = (job.w.out + lanes - 1) / lanes * lanes + (kw - 1) * job.w.dilation / s + 1;
     const size_t filled = HWY_MIN(cols, reached);
-    auto* plane = reinterpret_cast<int32_t*>(
-        detail::GemmThreadScratch(s * rows * cols * sizeof(int32_t)));
+    float* plane = detail::GemmThreadScratch(s * rows * cols * sizeof(float));
     const float zy = static_cast<float>(job.zy);
     const float low = QOutputLow<TY>(job.zy, job.relu);
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
@@ -316,7 +360,7 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
         const bool inside = ih >= 0 && ih < static_cast<int64_t>(job.h.in);
         const TX* src = inside ? XAt(job, n, c, static_cast<size_t>(ih), 0) : nullptr;
         for (size_t q = 0; q < s; ++q) {
-          int32_t* dst = plane + (q * rows + r) * cols;
+          float* dst = plane + (q * rows + r) * cols;
           // Phase columns [lo, hi) read inside the row: iw = i s + q - pad.
           const int64_t first = static_cast<int64_t>(q) - static_cast<int64_t>(job.w.pad_begin);
           const auto si = static_cast<int64_t>(s);
@@ -324,33 +368,43 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
           const int64_t room = static_cast<int64_t>(job.w.in) - 1 - first;
           size_t hi = !inside || room < 0 ? 0 : HWY_MIN(filled, static_cast<size_t>(room / si) + 1);
           lo = HWY_MIN(lo, hi);
-          for (size_t i = 0; i < lo; ++i) dst[i] = 0;
+          for (size_t i = 0; i < lo; ++i) dst[i] = 0.0f;
           if (lo < hi) {
             const TX* from = src + (first + static_cast<int64_t>(lo) * si);
-            for (size_t i = lo; i < hi; ++i) dst[i] = static_cast<int32_t>(from[(i - lo) * s]) - job.zx;
+            for (size_t i = lo; i < hi; ++i) {
+              dst[i] = static_cast<float>(static_cast<int32_t>(from[(i - lo) * s]) - job.zx);
+            }
           }
-          for (size_t i = hi; i < filled; ++i) dst[i] = 0;
+          for (size_t i = hi; i < filled; ++i) dst[i] = 0.0f;
         }
       }
-      const int32_t* weights = job.depthwise + c * kh * kw;
+      const float* weights = job.depthwise + c * kh * kw;
       float m = 0.0f;
       if constexpr (kRequantize) Multipliers(job, c, 1, &m);
-      const auto mv = hn::Set(df, m);
-      const auto bias = hn::Set(d32, job.bias == nullptr ? 0 : job.bias[c]);
+      const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + c;
       for (size_t oh = 0; oh < job.h.out; ++oh) {
         TY* y = YAt(job, n, c, oh, 0);
-        for (size_t ow = 0; ow < job.w.out; ow += lanes) {
-          auto acc = bias;
+        for (size_t ow = 0; ow < job.w.out; ow += 2 * lanes) {
+          const size_t left = job.w.out - ow;
+          const bool two = left > lanes;  // the second vector holds outputs
+          auto a0 = hn::Zero(df), a1 = hn::Zero(df);
           for (size_t i = 0; i < kh; ++i) {
             const size_t r = oh * job.h.stride + i * job.h.dilation;
             for (size_t j = 0; j < kw; ++j) {
               const size_t reach = j * job.w.dilation;
-              const int32_t* in = plane + ((reach % s) * rows + r) * cols + reach / s + ow;
-              acc = hn::Add(acc, hn::Mul(hn::Set(d32, weights[i * kw + j]), hn::LoadU(d32, in)));
+              const float* in = plane + ((reach % s) * rows + r) * cols + reach / s + ow;
+              const auto wv = hn::Set(df, weights[i * kw + j]);
+              a0 = hn::MulAdd(wv, hn::LoadU(df, in), a0);
+              if (two) a1 = hn::MulAdd(wv, hn::LoadU(df, in + lanes), a1);
             }
           }
-          QStoreSums(d32, acc, mv, zy, low, detail::AdvanceBytes(y, ow * job.y_stride[3]),
-                     job.y_stride[3], HWY_MIN(lanes, job.w.out - ow));
+          const size_t step = job.y_stride[3];
+          FinishFloat(df, a0, bias, &m, 0, zy, low, detail::AdvanceBytes(y, ow * step), step,
+                      HWY_MIN(lanes, left), false);
+          if (two) {
+            FinishFloat(df, a1, bias, &m, 0, zy, low, detail::AdvanceBytes(y, (ow + lanes) * step),
+                        step, HWY_MIN(lanes, left - lanes), false);
+          }
         }
       }
     }

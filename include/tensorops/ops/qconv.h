@@ -16,10 +16,11 @@
 // Weights are prepared once (QConvWeights<Layout, TW>, TW uint8 or int8, W
 // in ONNX's O x Cg x kH x kW order with a scale and a zero point per tensor
 // or per output channel), and their shape picks how a call runs:
-// - depthwise (one input and one output channel per group): a direct kernel
-//   on int32 lanes, (x - zx)(w - zw) added tap by tap; NHWC has channels
-//   across lanes, NCHW output columns across lanes over a padded copy of
-//   each plane split by stride phase (Conv's scheme).
+// - depthwise (one input and one output channel per group, up to 256 taps):
+//   a direct kernel adding (x - zx)(w - zw) tap by tap in float lanes, where
+//   every product and partial sum is an integer below 2^24 and so exact;
+//   NHWC has channels across lanes, NCHW output columns across lanes over a
+//   padded copy of each plane split by stride phase (Conv's scheme).
 // - anything else: QGemm's kernels per group (int16 pairs, or VNNI on
 //   AVX3_DL) on rows of patches (pixels x kH kW Cg, taps outer) built for a
 //   block of output pixels at a time, padding written as zx; a 1x1 stride-1
@@ -55,6 +56,11 @@
 
 namespace tensorops {
 
+// The most taps (kH kW) a depthwise kernel sums in float lanes exactly:
+// 256 products of magnitude below 2^16 stay below 2^24. Larger depthwise
+// kernels run as the implicit GEMM.
+inline constexpr size_t kQDepthwiseMaxTaps = 256;
+
 // One group's packed weights as the kernel reads them (QGemmWeights' parts).
 struct QConvGroupWeights {
   const uint8_t* data;
@@ -76,7 +82,7 @@ struct QConvKernel {
     ConvStrategy strategy;
     int zx;
     const QConvGroupWeights* group_weights;  // implicit GEMM: one per group
-    const int32_t* depthwise;                // depthwise: w - zw per tap and channel
+    const float* depthwise;                  // depthwise: w - zw per tap and channel
     const int32_t* bias;                     // O values, or null
     float x_scale, y_scale;                  // requantized y only
     const float* w_scale;                    // 1 or O values
@@ -182,15 +188,17 @@ class QConvWeights {
     const auto zero_point_of = [&](size_t o) {
       return zero_point.empty() ? 0 : static_cast<int>(zero_point[zero_point.size() == 1 ? 0 : o]);
     };
-    strategy_ = per_group_ == 1 && og == 1 ? ConvStrategy::kDepthwise : ConvStrategy::kGemm;
+    strategy_ = per_group_ == 1 && og == 1 && taps <= kQDepthwiseMaxTaps ? ConvStrategy::kDepthwise
+                                                                            : ConvStrategy::kGemm;
     if (strategy_ == ConvStrategy::kDepthwise) {
-      // NCHW: per channel, its taps. NHWC: per tap, every channel.
+      // NCHW: per channel, its taps. NHWC: per tap, every channel. Floats
+      // holding integers (the kernel's sums are exact; see the header).
       const bool channels_last = std::is_same_v<L, Nhwc>;
       depthwise_.resize(out_ * taps);
       for (size_t o = 0; o < out_; ++o) {
         for (size_t t = 0; t < taps; ++t) {
           (channels_last ? depthwise_[t * out_ + o] : depthwise_[o * taps + t]) =
-              static_cast<int32_t>(at(o, 0, t)) - zero_point_of(o);
+              static_cast<float>(static_cast<int>(at(o, 0, t)) - zero_point_of(o));
         }
       }
       return;
@@ -225,13 +233,13 @@ class QConvWeights {
   size_t panel_width() const { return gemm_.empty() ? 0 : gemm_[0].panel_width(); }
   QGemmFormat format() const { return gemm_.empty() ? QGemmFormat::kPairs16 : gemm_[0].format(); }
   const QConvGroupWeights* group_weights() const { return group_weights_.data(); }
-  const int32_t* depthwise() const { return depthwise_.data(); }
+  const float* depthwise() const { return depthwise_.data(); }
 
  private:
   size_t out_ = 0, per_group_ = 0, kh_ = 0, kw_ = 0, groups_ = 1;
   ConvStrategy strategy_ = ConvStrategy::kGemm;
   std::vector<float> scale_;
-  std::vector<int32_t> depthwise_;
+  std::vector<float> depthwise_;
   std::vector<QGemmWeights<TW>> gemm_;
   std::vector<QConvGroupWeights> group_weights_;
 };

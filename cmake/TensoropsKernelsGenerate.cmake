@@ -31,6 +31,7 @@ set(family_headers
   "tensorops::QConvKernel=tensorops/ops/qconv-inl.h"
   "tensorops::QGemmKernel=tensorops/ops/qgemm-inl.h"
   "tensorops::QGemmTileQuery=tensorops/ops/qgemm-inl.h"
+  "tensorops::QGlobalAveragePoolKernel=tensorops/ops/qpool-inl.h"
   "tensorops::QuantizeKernel=tensorops/ops/quantize-inl.h"
   "tensorops::DequantizeKernel=tensorops/ops/quantize-inl.h"
   "tensorops::QuantRangeKernel=tensorops/ops/quantize-inl.h"

@@ -34,6 +34,7 @@
 #include "tensorops/ops/pool.h"
 #include "tensorops/ops/qconv.h"
 #include "tensorops/ops/qgemm.h"
+#include "tensorops/ops/qpool.h"
 #include "tensorops/ops/quantize.h"
 #include "tensorops/ops/rgb_to_nv12.h"
 #include "tensorops/ops/softmax.h"

@@ -34,6 +34,7 @@
 #include "tensorops/ops/pool-inl.h"
 #include "tensorops/ops/qconv-inl.h"
 #include "tensorops/ops/qgemm-inl.h"
+#include "tensorops/ops/qpool-inl.h"
 #include "tensorops/ops/quantize-inl.h"
 #include "tensorops/ops/softmax-inl.h"
 #include "tensorops/ops/unary-inl.h"

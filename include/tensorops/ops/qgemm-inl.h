@@ -20,6 +20,7 @@
 #endif
 
 #include "tensorops/detail/registers-inl.h"
+#include "tensorops/detail/requantize-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/ops/qgemm.h"
 
@@ -290,44 +291,6 @@ constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
       QTileQuadsRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
 }
 #endif  // AVX3_DL
-
-// The lowest value a quantized output may take: the type's, or with ReLU zc
-// (real 0) when that is higher.
-template <class TC>
-HWY_INLINE float QOutputLow(int zc, bool relu) {
-  constexpr float kLo = hwy::IsSame<TC, int8_t>() ? -128.0f : 0.0f;
-  return relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo;
-}
-
-// count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC
-// saturate(round_half_even(float(sum) * m) + zc) clamped below at `low`;
-// for int32 the sums themselves.
-template <class TC, class D>
-HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> m, float zc, float low,
-                           TC* out, size_t step, size_t count) {
-  const hn::Rebind<TC, D> dc;
-  const auto v = [&] {
-    if constexpr (hwy::IsSame<TC, int32_t>()) {
-      (void)m, (void)zc, (void)low;
-      return sum;
-    } else {
-      const hn::Rebind<float, D> df;
-      constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
-      auto f = hn::Add(hn::Round(hn::Mul(hn::ConvertTo(df, sum), m)), hn::Set(df, zc));
-      f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
-      return hn::DemoteTo(dc, hn::NearestInt(f));
-    }
-  }();
-  if (step == sizeof(TC)) {
-    StoreUpTo(v, dc, out, count);
-    return;
-  }
-  // Outputs apart (NCHW channels): through a buffer of one vector.
-  HWY_ALIGN TC lanes[HWY_MAX_BYTES / sizeof(int32_t)];
-  hn::Store(v, dc, lanes);
-  for (size_t i = 0; i < count; ++i) *detail::AdvanceBytes(out, i * step) = lanes[i];
-  (void)d32;
-}
 
 // C's rows [0, rows) x columns [0, cols) from the int32 sums: + bias, then
 // for a uint8/int8 C the requantization with m[j] (qgemm.h).

@@ -1,0 +1,67 @@
+// Requantization of int32 sums to uint8/int8 (the store of QGemm, QConv
+// and QGlobalAveragePool): saturate(round_half_even(float(sum) * m) + zc).
+//
+// Included once per target through the kernels' -inl.h headers.
+#if defined(TENSOROPS_DETAIL_REQUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSOROPS_DETAIL_REQUANTIZE_INL_H_
+#undef TENSOROPS_DETAIL_REQUANTIZE_INL_H_
+#else
+#define TENSOROPS_DETAIL_REQUANTIZE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include <hwy/highway.h>
+
+#include "tensorops/detail/row-inl.h"
+#include "tensorops/parallel/split.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorops {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The lowest value a quantized output may take: the type's, or with ReLU zc
+// (real 0) when that is higher.
+template <class TC>
+HWY_INLINE float QOutputLow(int zc, bool relu) {
+  constexpr float kLo = hwy::IsSame<TC, int8_t>() ? -128.0f : 0.0f;
+  return relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo;
+}
+
+// count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC
+// saturate(round_half_even(float(sum) * m) + zc) clamped below at `low`;
+// for int32 the sums themselves.
+template <class TC, class D>
+HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> m, float zc, float low,
+                           TC* out, size_t step, size_t count) {
+  const hn::Rebind<TC, D> dc;
+  const auto v = [&] {
+    if constexpr (hwy::IsSame<TC, int32_t>()) {
+      (void)m, (void)zc, (void)low;
+      return sum;
+    } else {
+      const hn::Rebind<float, D> df;
+      constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
+      auto f = hn::Add(hn::Round(hn::Mul(hn::ConvertTo(df, sum), m)), hn::Set(df, zc));
+      f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
+      return hn::DemoteTo(dc, hn::NearestInt(f));
+    }
+  }();
+  if (step == sizeof(TC)) {
+    StoreUpTo(v, dc, out, count);
+    return;
+  }
+  // Outputs apart (NCHW channels): through a buffer of one vector.
+  HWY_ALIGN TC lanes[HWY_MAX_BYTES / sizeof(int32_t)];
+  hn::Store(v, dc, lanes);
+  for (size_t i = 0; i < count; ++i) *detail::AdvanceBytes(out, i * step) = lanes[i];
+  (void)d32;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorops
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSOROPS_DETAIL_REQUANTIZE_INL_H_

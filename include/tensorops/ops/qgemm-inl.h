@@ -66,30 +66,33 @@ inline constexpr QGemmFormat kQFormat = QGemmFormat::kQuads8;
 inline constexpr QGemmFormat kQFormat = QGemmFormat::kPairs16;
 #endif
 
-// (lo, hi) as the two int16 halves of one int32 lane, lo at the lower address.
-HWY_INLINE int32_t PackPair(int lo, int hi) {
-  const uint32_t bits = static_cast<uint32_t>(static_cast<uint16_t>(lo)) |
-                        (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16);
-  int32_t pair;
-  std::memcpy(&pair, &bits, sizeof(pair));
-  return pair;
-}
-
-// Rows [0, rows) of A minus za into panels of kQRows rows: panel t holds the
-// pair kp of row i at t * kQRows * pairs + kp * kQRows + i. Rows past `rows`
-// in the last panel are not written (the tile for a short panel skips them).
+// Rows [0, rows) of A minus za as int16, row i at out + i * pairs (pairs
+// int32 lanes, each two consecutive k; an odd K's last pair ends with 0):
+// one widening pass per row, and the tile reads pair kp of row i as one
+// int32 there.
 template <class TA>
 void PackQA(const TA* a, size_t row_bytes, size_t rows, size_t k, int za, size_t pairs,
             int32_t* HWY_RESTRICT out) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<TA, decltype(d16)> da;
+  const size_t lanes = hn::Lanes(d16);
+  const auto vza = hn::Set(d16, static_cast<int16_t>(za));
   for (size_t i = 0; i < rows; ++i) {
-    const TA* row = reinterpret_cast<const TA*>(reinterpret_cast<const uint8_t*>(a) + i * row_bytes);
-    int32_t* panel = out + (i / kQRows) * kQRows * pairs + i % kQRows;
-    size_t kp = 0;
-    for (; 2 * kp + 1 < k; ++kp) {
-      panel[kp * kQRows] = PackPair(row[2 * kp] - za, row[2 * kp + 1] - za);
+    const TA* row = detail::AdvanceBytes(a, i * row_bytes);
+    auto* dst = reinterpret_cast<int16_t*>(out + i * pairs);
+    for (size_t j = 0; j < k; j += lanes) {
+      const size_t count = HWY_MIN(lanes, k - j);
+      StoreUpTo(hn::Sub(hn::PromoteTo(d16, LoadUpTo(da, row + j, count)), vza), d16, dst + j, count);
     }
-    if (kp < pairs) panel[kp * kQRows] = PackPair(row[2 * kp] - za, 0);  // odd K
+    if (k % 2 != 0) dst[k] = 0;
   }
+}
+
+// Pair kp of row i of a packed A: 4 bytes at a + i a_row_step + kp a_pair_step.
+HWY_INLINE int32_t LoadPair(const uint8_t* a) {
+  int32_t pair;
+  std::memcpy(&pair, a, sizeof(pair));
+  return pair;
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -97,9 +100,9 @@ void PackQA(const TA* a, size_t row_bytes, size_t rows, size_t k, int za, size_t
 // sum over pairs of A's pair for row i times B's pair for that column.
 // `acc` holds kRows * kVecs accumulators, then as many second accumulators.
 template <size_t kRows, size_t kVecs, class... V>
-HWY_INLINE void QTileBody(const int32_t* HWY_RESTRICT a, const int16_t* HWY_RESTRICT b,
-                          size_t nr, size_t pairs, int32_t* out, size_t out_row, size_t cols,
-                          V... acc) {
+HWY_INLINE void QTileBody(const uint8_t* HWY_RESTRICT a, size_t a_row_step,
+                          const int16_t* HWY_RESTRICT b, size_t nr, size_t pairs, int32_t* out,
+                          size_t out_row, size_t cols, V... acc) {
   static_assert(sizeof...(V) == 2 * kRows * kVecs && kVecs <= 4, "two accumulators per vector");
   const QGemmTag d32;
   const hn::Repartition<int16_t, QGemmTag> d16;
@@ -112,7 +115,7 @@ HWY_INLINE void QTileBody(const int32_t* HWY_RESTRICT a, const int16_t* HWY_REST
     const auto b2 = kVecs > 2 ? hn::LoadU(d16, b + 2 * lanes16) : b0;
     const auto b3 = kVecs > 3 ? hn::LoadU(d16, b + 3 * lanes16) : b0;
     Unroll<kRows>([&](auto i) {
-      const auto ai = hn::BitCast(d16, hn::Set(d32, a[i]));
+      const auto ai = hn::BitCast(d16, hn::Set(d32, LoadPair(a + i * a_row_step)));
       Unroll<kVecs>([&](auto v) {
         constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
         auto& sum0 = Nth<kI * kVecs + kV>(acc...);
@@ -120,7 +123,7 @@ HWY_INLINE void QTileBody(const int32_t* HWY_RESTRICT a, const int16_t* HWY_REST
         sum0 = hn::ReorderWidenMulAccumulate(d32, ai, Nth<kV>(b0, b1, b2, b3), sum0, sum1);
       });
     });
-    a += kQRows;
+    a += 4;
     b += 2 * nr;
   }
   Unroll<kRows>([&](auto i) {
@@ -136,25 +139,27 @@ HWY_INLINE void QTileBody(const int32_t* HWY_RESTRICT a, const int16_t* HWY_REST
 }
 
 template <size_t kRows, size_t kVecs, size_t... kI>
-HWY_INLINE void QTileFromZero(std::index_sequence<kI...>, const int32_t* a, const int16_t* b,
-                              size_t nr, size_t pairs, int32_t* out, size_t out_row, size_t cols) {
+HWY_INLINE void QTileFromZero(std::index_sequence<kI...>, const uint8_t* a, size_t a_row_step,
+                              const int16_t* b, size_t nr, size_t pairs, int32_t* out, size_t out_row,
+                              size_t cols) {
   const auto zero = hn::Zero(QGemmTag());
-  QTileBody<kRows, kVecs>(a, b, nr, pairs, out, out_row, cols, Copy<kI>(zero)...);
+  QTileBody<kRows, kVecs>(a, a_row_step, b, nr, pairs, out, out_row, cols, Copy<kI>(zero)...);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
 
-// One tile of int32 sums, rows x up to kVecs vectors of columns.
+// One tile of int32 sums, rows x up to kVecs vectors of columns; A's rows
+// a_row_step bytes apart (PackQA's layout).
 template <size_t kRows, size_t kVecs>
-HWY_NOINLINE void QTile(const int32_t* a, const int16_t* b, size_t nr, size_t pairs,
-                        int32_t* out, size_t out_row, size_t cols) {
+HWY_NOINLINE void QTile(const uint8_t* a, size_t a_row_step, const int16_t* b, size_t nr,
+                        size_t pairs, int32_t* out, size_t out_row, size_t cols) {
 #if HWY_TARGET == HWY_SCALAR
   // One int32 lane cannot be seen as two int16 lanes here: plain arithmetic.
   for (size_t i = 0; i < kRows; ++i) {
     for (size_t j = 0; j < cols; ++j) {
       uint32_t sum = 0;  // wraps modulo 2^32, as the vector lanes do
       for (size_t kp = 0; kp < pairs; ++kp) {
-        const int32_t pair = a[kp * kQRows + i];
+        const int32_t pair = LoadPair(a + i * a_row_step + 4 * kp);
         const int lo = static_cast<int16_t>(pair & 0xFFFF), hi = static_cast<int16_t>(pair >> 16);
         const int16_t* bp = b + 2 * (kp * nr + j);
         sum += static_cast<uint32_t>(lo * bp[0] + hi * bp[1]);
@@ -163,12 +168,13 @@ HWY_NOINLINE void QTile(const int32_t* a, const int16_t* b, size_t nr, size_t pa
     }
   }
 #else
-  QTileFromZero<kRows, kVecs>(std::make_index_sequence<2 * kRows * kVecs>{}, a, b, nr, pairs, out,
-                              out_row, cols);
+  QTileFromZero<kRows, kVecs>(std::make_index_sequence<2 * kRows * kVecs>{}, a, a_row_step, b, nr,
+                              pairs, out, out_row, cols);
 #endif
 }
 
-using QTileFn = void (*)(const int32_t*, const int16_t*, size_t, size_t, int32_t*, size_t, size_t);
+using QTileFn = void (*)(const uint8_t*, size_t, const int16_t*, size_t, size_t, int32_t*, size_t,
+                         size_t);
 
 template <size_t kVecs, size_t... kRow>
 constexpr std::array<QTileFn, kQRows> QTileRow(std::index_sequence<kRow...>) {
@@ -407,8 +413,9 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
                                    job.shifted_zero_points + jr, column_terms + jr, out, out_row,
                                    cols);
 #else
-        kTiles[vecs - 1][rows - 1](a_pack + ir * groups, reinterpret_cast<const int16_t*>(b_panel),
-                                   nr, groups, out, out_row, cols);
+        kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups), 4 * groups,
+                                   reinterpret_cast<const int16_t*>(b_panel), nr, groups, out, out_row,
+                                   cols);
 #endif
         if (direct) continue;
         QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,

@@ -34,8 +34,9 @@
 // sum fits, as above. (Highway 1.0.3 has no op for it; the kernel adds
 // avx512vnni to its target attribute, which 1.0.3's AVX3_DL string lacks.)
 //
-// Loops: packed A in panels of MR rows x pairs of k, B in panels of NR
-// columns (gemm-inl.h's structure, without K blocking: a panel of B is
+// Loops: A packed row by row as int16 (a - za) in one widening pass (byte
+// quads on AVX3_DL), B in panels of NR columns (gemm-inl.h's structure,
+// without K blocking: a panel of B is
 // K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
 // registers for the whole K and is converted and stored once. On AVX3_DL a
 // uint8 A whose rows hold whole quads (K a multiple of 4) is read in place,

@@ -14,6 +14,7 @@
 
 #include <hwy/highway.h>
 
+#include "tensorops/detail/ieee-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/parallel/split.h"
 
@@ -28,6 +29,22 @@ template <class TC>
 HWY_INLINE float QOutputLow(int zc, bool relu) {
   constexpr float kLo = hwy::IsSame<TC, int8_t>() ? -128.0f : 0.0f;
   return relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo;
+}
+
+// m[j] = (sa * sb[j]) / sc for j in [0, n), in float as ONNX's reference
+// computes it (sb[0] for every j unless per_column). math::Div is IEEE
+// division on every target, so each m[j] is bit for bit the scalar value.
+HWY_INLINE void QMultipliers(float sa, const float* sb, bool per_column, float sc, size_t n,
+                             float* HWY_RESTRICT m) {
+  const hn::ScalableTag<float> df;
+  const size_t lanes = hn::Lanes(df);
+  const auto vsa = hn::Set(df, sa), vsc = hn::Set(df, sc);
+  for (size_t j = 0; j < n; j += lanes) {
+    const size_t count = HWY_MIN(lanes, n - j);
+    const auto vsb = per_column ? LoadUpTo(df, sb + j, count) : hn::Set(df, sb[0]);
+    // Lanes past n divide 0 by sc; they are not stored.
+    StoreUpTo(math::Div(df, hn::Mul(vsa, vsb), vsc), df, m + j, count);
+  }
 }
 
 // count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC

@@ -36,11 +36,10 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     return detail::AdvanceBytes(job.y, n * job.y_stride[0] + c * job.y_stride[1] +
                                            oh * job.y_stride[2] + ow * job.y_stride[3]);
   }
-  // m[o] = (sx * sw[o]) / sy for channels [0, count) from `first`, as QGemm.
+  // m[o] = (sx * sw[o]) / sy for channels [first, first + count), as QGemm's.
   static void Multipliers(const Job& job, size_t first, size_t count, float* m) {
-    for (size_t o = 0; o < count; ++o) {
-      m[o] = job.x_scale * job.w_scale[job.w_scale_per_channel ? first + o : 0] / job.y_scale;
-    }
+    QMultipliers(job.x_scale, job.w_scale + (job.w_scale_per_channel ? first : 0),
+                 job.w_scale_per_channel, job.y_scale, count, m);
   }
 
   static void Run(const Kernel&, const Job& job) {

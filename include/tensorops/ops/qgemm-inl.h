@@ -19,7 +19,6 @@
 #include <immintrin.h>
 #endif
 
-#include "tensorops/detail/ieee-inl.h"
 #include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/requantize-inl.h"
 #include "tensorops/detail/row-inl.h"
@@ -359,16 +358,8 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
   int32_t* column_terms = row_sums + plan.block_rows;
   float* multiplier = reinterpret_cast<float*>(tile + kQRows * nr + plan.quad_ints);
   constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
-  if constexpr (kRequantize) {  // m[j] = (sa * sb[j]) / sc, in float as ONNX's reference
-    const hn::ScalableTag<float> df;
-    const size_t lanes_f = hn::Lanes(df);
-    const auto sa = hn::Set(df, job.a_scale), sc = hn::Set(df, job.c_scale);
-    for (size_t j = 0; j < job.n; j += lanes_f) {
-      const size_t count = HWY_MIN(lanes_f, job.n - j);
-      const auto sb = job.b_scale_per_column ? LoadUpTo(df, job.b_scale + j, count) : hn::Set(df, job.b_scale[0]);
-      // Lanes past n divide 0 by sc; they are not stored.
-      StoreUpTo(math::Div(df, hn::Mul(sa, sb), sc), df, multiplier + j, count);
-    }
+  if constexpr (kRequantize) {
+    QMultipliers(job.a_scale, job.b_scale, job.b_scale_per_column, job.c_scale, job.n, multiplier);
   }
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
   static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});

@@ -310,6 +310,47 @@ class ConvWeights {
   hwy::AlignedFreeUniquePtr<float[]> data_;
 };
 
+namespace detail {
+
+// The window of convolution `op` (Conv or QConv: its kernel, strides,
+// dilations, pads, auto_pad and group) on an in_h x in_w input with weights
+// prepared as w (ConvWeights or QConvWeights).
+template <class Op, class Weights>
+Window2 ResolveConvWindow(const char* op, const Op& conv, const Weights& w, size_t in_h, size_t in_w) {
+  const Size2 k = w.kernel();
+  if ((conv.kernel.h != 0 || conv.kernel.w != 0) && (conv.kernel.h != k.h || conv.kernel.w != k.w)) {
+    Fail(ErrorCode::kBadArgument, op, ": kernel ", conv.kernel.h, " x ", conv.kernel.w,
+         " differs from the weights' ", k.h, " x ", k.w);
+  }
+  if (conv.group != w.groups()) {
+    Fail(ErrorCode::kBadArgument, op, ": group ", conv.group, " but the weights were prepared for ",
+         w.groups(), " groups");
+  }
+  return ResolveWindow2(op, in_h, in_w, k, conv.strides, conv.dilations, conv.pads, conv.auto_pad, false,
+                        /*padding_only_windows=*/true);
+}
+
+// x's channels and y's dims against the weights and the window; x and y
+// must not overlap.
+template <class Weights, class SX, ImageLayout L, class TY>
+void CheckConvShapes(const char* op, const TensorView<SX, L>& x, const Weights& w,
+                     const TensorView<TY, L>& y, const Window2& window) {
+  const size_t in_c = x.dim(L::kC);
+  if (in_c != w.in_channels_per_group() * w.groups()) {
+    Fail(ErrorCode::kShapeMismatch, op, ": x has ", in_c, " channels, the weights take ", w.groups(),
+         " groups of ", w.in_channels_per_group());
+  }
+  if (y.dim(L::kN) != x.dim(L::kN) || y.dim(L::kC) != w.out_channels() ||
+      y.dim(L::kH) != window.h.out || y.dim(L::kW) != window.w.out) {
+    Fail(ErrorCode::kShapeMismatch, op, ": y dims ", y.dims(), " (", L::kName, ") must be N ",
+         x.dim(L::kN), ", C ", w.out_channels(), ", H ", window.h.out, ", W ", window.w.out,
+         " for x dims ", x.dims(), " and these weights and window");
+  }
+  if (Overlaps(x, y)) Fail(ErrorCode::kAliasing, op, ": x and y overlap");
+}
+
+}  // namespace detail
+
 struct Conv {
   Size2 kernel = {0, 0};  // optional (ONNX kernel_shape): 0 x 0 takes W's; else must equal it
   Size2 strides = {};
@@ -356,17 +397,7 @@ struct Conv {
 
   template <ImageLayout L>
   detail::Window2 ResolveWindow(const ConvWeights<L>& w, size_t in_h, size_t in_w) const {
-    const Size2 k = w.kernel();
-    if ((kernel.h != 0 || kernel.w != 0) && (kernel.h != k.h || kernel.w != k.w)) {
-      detail::Fail(ErrorCode::kBadArgument, "Conv: kernel ", kernel.h, " x ", kernel.w,
-                   " differs from the weights' ", k.h, " x ", k.w);
-    }
-    if (group != w.groups()) {
-      detail::Fail(ErrorCode::kBadArgument, "Conv: group ", group, " but the weights were prepared for ",
-                   w.groups(), " groups");
-    }
-    return detail::ResolveWindow2("Conv", in_h, in_w, k, strides, dilations, pads, auto_pad, false,
-                                  /*padding_only_windows=*/true);
+    return detail::ResolveConvWindow("Conv", *this, w, in_h, in_w);
   }
 
   // The implicit GEMM's block of output pixels and the scratch of one slice.
@@ -434,18 +465,8 @@ struct Conv {
     const auto window = ResolveWindow(w, x.dim(L::kH), x.dim(L::kW));
     const WindowAxis& h = window.h;
     const WindowAxis& wa = window.w;
+    detail::CheckConvShapes("Conv", x, w, y, window);
     const size_t in_c = x.dim(L::kC);
-    if (in_c != w.in_channels_per_group() * w.groups()) {
-      detail::Fail(ErrorCode::kShapeMismatch, "Conv: x has ", in_c, " channels, the weights take ",
-                   w.groups(), " groups of ", w.in_channels_per_group());
-    }
-    if (y.dim(L::kN) != x.dim(L::kN) || y.dim(L::kC) != w.out_channels() ||
-        y.dim(L::kH) != h.out || y.dim(L::kW) != wa.out) {
-      detail::Fail(ErrorCode::kShapeMismatch, "Conv: y dims ", y.dims(), " (", L::kName,
-                   ") must be N ", x.dim(L::kN), ", C ", w.out_channels(), ", H ", h.out, ", W ",
-                   wa.out, " for x dims ", x.dims(), " and these weights and window");
-    }
-    if (detail::Overlaps(x, y)) detail::Fail(ErrorCode::kAliasing, "Conv: x and y overlap");
     if (w.strategy() == ConvStrategy::kGemm && kChannelsLast &&
         w.panel_width() != ActiveGemmBlocking().nr) {
       detail::Fail(ErrorCode::kBadArgument, "Conv: the weights were packed for panels of ",

@@ -19,6 +19,7 @@
 #include "support/catch.h"
 #include "support/expect_error.h"
 #include "support/random.h"
+#include "support/reference_quant.h"
 #include "support/reference_window.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
@@ -30,11 +31,6 @@ struct Shape {
   size_t n, c, h, w, o, group, kh, kw;
 };
 
-template <class T>
-T RandomQ(Rng& rng) {
-  return static_cast<T>(std::numeric_limits<T>::min() + static_cast<int>(rng() % 256));
-}
-
 // A zero point within 3 of the middle of T's range, as a quantizer picks
 // them for centered data, or anywhere in the range.
 template <class T>
@@ -42,17 +38,6 @@ T ZeroPoint(Rng& rng, bool centered) {
   if (!centered) return RandomQ<T>(rng);
   const int mid = std::is_same_v<T, uint8_t> ? 128 : 0;
   return static_cast<T>(mid - 3 + static_cast<int>(rng() % 7));
-}
-
-// saturate(round_half_even(float(acc) * ((sx * sw) / sy)) + zy), relu: >= zy.
-template <class TY>
-TY RefRequantize(int64_t acc, float sx, float sw, float sy, int zy, bool relu) {
-  const float multiplier = sx * sw / sy;
-  const double r = static_cast<double>(std::nearbyint(static_cast<float>(acc) * multiplier)) + zy;
-  double lo = std::numeric_limits<TY>::min();
-  const double hi = std::numeric_limits<TY>::max();
-  if (relu) lo = std::max<double>(lo, zy);
-  return static_cast<TY>(r < lo ? lo : r > hi ? hi : r);
 }
 
 // Runs QConv on random data of `shape` and compares with the reference on

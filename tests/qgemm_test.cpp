@@ -18,16 +18,12 @@
 #include "support/catch.h"
 #include "support/expect_error.h"
 #include "support/random.h"
+#include "support/reference_quant.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
 
 namespace tensorops::test {
 namespace {
-
-template <class T>
-T RandomQ(Rng& rng) {
-  return static_cast<T>(std::numeric_limits<T>::min() + static_cast<int>(rng() % 256));
-}
 
 // The operands and parameters of one case; B is K x N (or N x K, transposed).
 template <class TA, class TB>
@@ -80,17 +76,6 @@ struct Case {
     return QGemmWeights<TB>(b.ConstView(), sb, zb, transpose_b);
   }
 };
-
-// saturate(round_half_even(float(acc) * ((sa * sb) / sc)) + zc), relu: >= zc.
-template <class TC>
-TC RefRequantize(int64_t acc, float sa, float sb, float sc, int zc, bool relu) {
-  const float multiplier = sa * sb / sc;
-  const double r = static_cast<double>(std::nearbyint(static_cast<float>(acc) * multiplier)) + zc;
-  double lo = std::numeric_limits<TC>::min();
-  const double hi = std::numeric_limits<TC>::max();
-  if (relu) lo = std::max<double>(lo, zc);
-  return static_cast<TC>(r < lo ? lo : r > hi ? hi : r);
-}
 
 template <class TA, class TB>
 void CheckInt32(size_t m, size_t n, size_t k, bool transposed, bool per_column, uint64_t seed) {

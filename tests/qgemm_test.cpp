@@ -4,8 +4,8 @@
 // and per column at the ends of their ranges, M, N, K of 0 and 1, odd K,
 // tails shorter than a vector, padded row pitches, B given transposed, the
 // extremes 255 x 127 and 255 x -128, the largest K whose sum cannot
-// overflow; bias, ReLU, per-column scales; executors; errors leave C
-// untouched.
+// overflow; bias, ReLU, per-column scales; float, float16 and bfloat16 C
+// dequantized with the float epilogue; executors; errors leave C untouched.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -18,6 +18,7 @@
 #include "support/catch.h"
 #include "support/expect_error.h"
 #include "support/random.h"
+#include "support/reference_convert.h"
 #include "support/reference_quant.h"
 #include "support/targets.h"
 #include "support/test_tensor.h"
@@ -145,6 +146,57 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
   });
 }
 
+// A dequantized C: float(acc + bias) * (sa * sb[j]), then (with stages)
+// + a float bias, ReLU, + a residual, rounded once to TC. Each step is one
+// IEEE operation on every target, so the result is compared exactly.
+template <class TA, class TB, class TC>
+void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, bool stages, uint64_t seed) {
+  INFO(kElementName<TA> << " x " << kElementName<TB> << " -> " << kElementName<TC> << " M " << m
+                        << " N " << n << " K " << k << (per_column ? " per column" : "")
+                        << (stages ? " bias, relu, residual" : ""));
+  Rng rng(seed);
+  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, seed % 3, true);
+  const float sa = 0.0173f;
+  const bool int_bias = seed % 2 == 0;
+  // Float operands across magnitudes, 1e-3 to 1e3, either sign.
+  const auto spread = [&] {
+    const float mag = std::pow(10.0f, std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng));
+    return rng() % 2 == 0 ? mag : -mag;
+  };
+  std::vector<float> fbias(n);
+  for (float& v : fbias) v = spread();
+  TestTensor<float, Strided<2>> residual({m, n}, {0, 1});
+  residual.Fill([&](const Extents&) { return spread(); });
+  const auto want = [&](size_t i, size_t j) {
+    const int64_t acc = cs.Sum(i, j) + (int_bias ? cs.bias[j] : 0);
+    float v = static_cast<float>(acc) * (sa * cs.sb[cs.sb.size() == 1 ? 0 : j]);
+    if (stages) v = std::max(v + fbias[j], 0.0f) + residual.at({i, j});
+    return RefConvert<TC>(v);
+  };
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<TB> w = cs.Weights();
+    TestTensor<TC, Strided<2>> c({m, n}, {0, seed % 3});
+    const QGemm op{.bias = int_bias ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>()};
+    if (stages) {
+      op(cs.a.ConstView(), sa, cs.za, w, c.View(),
+         Epilogue{Bias{fbias}, Unary<UnaryKind::kRelu>{}, Residual{residual.ConstView()}});
+    } else {
+      op(cs.a.ConstView(), sa, cs.za, w, c.View());
+    }
+    CHECK(c.OnlyElementsWritten());
+    size_t mismatches = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const float got = RefToFloat(c.at({i, j})), expected = RefToFloat(want(i, j));
+        if (got != expected && mismatches++ < 5) {
+          FAIL_CHECK("(" << i << ", " << j << ") got " << got << " want " << expected);
+        }
+      }
+    }
+    CHECK(mismatches == 0);
+  });
+}
+
 struct Size3 {
   size_t m, n, k;
 };
@@ -172,6 +224,16 @@ TEST_CASE("QGemm requantizes: round half to even, then the zero point, saturate"
     CheckRequantized<uint8_t, uint8_t, uint8_t>(s.m, s.n, s.k, false, true, seed++);
     CheckRequantized<int8_t, int8_t, int8_t>(s.m, s.n, s.k, true, true, seed++);
     CheckRequantized<uint8_t, int8_t, int8_t>(s.m, s.n, s.k, false, false, seed++);
+  }
+}
+
+TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilogue", "[quant]") {
+  uint64_t seed = 200;
+  for (const Size3& s : Sizes()) {
+    CheckDequantized<uint8_t, int8_t, float>(s.m, s.n, s.k, true, false, seed++);
+    CheckDequantized<uint8_t, uint8_t, float>(s.m, s.n, s.k, false, true, seed++);
+    CheckDequantized<int8_t, int8_t, hwy::float16_t>(s.m, s.n, s.k, true, true, seed++);
+    CheckDequantized<int8_t, uint8_t, hwy::bfloat16_t>(s.m, s.n, s.k, false, false, seed++);
   }
 }
 
@@ -240,6 +302,13 @@ TEST_CASE("QGemm with an executor gives the serial result", "[quant]") {
     QGemm{.relu = true}(cs.a.ConstView(), 0.05f, cs.za, w, 0.5f, uint8_t{7}, q_serial.View());
     QGemm{.relu = true}(cs.a.ConstView(), 0.05f, cs.za, w, 0.5f, uint8_t{7}, q_parallel.View(), pool);
     CHECK(q_serial.Snapshot() == q_parallel.Snapshot());
+    // A dequantized C whose stages read operands by row: each slice reads its own rows.
+    TestTensor<float, Strided<2>> r({203, 77}), f_serial({203, 77}), f_parallel({203, 77});
+    r.Fill([&](const Extents& at) { return static_cast<float>(at[0] * 100 + at[1]) * 0.01f; });
+    const Epilogue epilogue{Residual{r.ConstView()}, Unary<UnaryKind::kRelu>{}};
+    QGemm{}(cs.a.ConstView(), 0.05f, cs.za, w, f_serial.View(), epilogue);
+    QGemm{}(cs.a.ConstView(), 0.05f, cs.za, w, f_parallel.View(), epilogue, pool);
+    CHECK(f_serial.Snapshot() == f_parallel.Snapshot());
   });
 }
 
@@ -265,6 +334,20 @@ TEST_CASE("QGemm errors name the problem and leave C untouched", "[quant]") {
             .find("3 biases for 5 columns") != std::string::npos);
   CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{.relu = true}(av, uint8_t{0}, w, cv); })
             .find("relu applies to a requantized C") != std::string::npos);
+  // A dequantized C: relu belongs in its epilogue; its stages are checked against C.
+  std::vector<float> f(6 * 5, 9.0f);
+  const auto f_before = f;
+  const MatrixView<float> fv(f.data(), {6, 5});
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{.relu = true}(av, 1.0f, uint8_t{0}, w, fv); })
+            .find("Unary<UnaryKind::kRelu>") != std::string::npos);
+  const std::vector<float> residual(5 * 5, 1.0f);
+  CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
+          QGemm{}(av, 1.0f, uint8_t{0}, w, fv,
+                  Epilogue{Residual{MatrixView<const float>(residual.data(), {5, 5})}});
+        }).find("the residual is 5 x 5") != std::string::npos);
+  CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, -2.0f, uint8_t{0}, w, fv); })
+            .find("positive and finite") != std::string::npos);
+  CHECK(f == f_before);
   for (const float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity()}) {
     CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, bad, uint8_t{0}, w, 1.0f, uint8_t{0}, qv); })
               .find("positive and finite") != std::string::npos);

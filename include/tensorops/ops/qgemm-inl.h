@@ -1,6 +1,6 @@
 // Quantized GEMM kernels (see qgemm.h): A packed as int16 pairs, the
 // register tile of int32 sums, and the store that adds the bias and
-// requantizes.
+// requantizes or dequantizes.
 //
 // Included once per target through tensorops/kernels-inl.h.
 #if defined(TENSOROPS_OPS_QGEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -22,6 +22,7 @@
 #include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/requantize-inl.h"
 #include "tensorops/detail/row-inl.h"
+#include "tensorops/ops/gemm_epilogue-inl.h"
 #include "tensorops/ops/qgemm.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -298,12 +299,47 @@ constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
 }
 #endif  // AVX3_DL
 
+// A float, float16 or bfloat16 C: the dequantized output of qgemm.h.
+template <class TC>
+inline constexpr bool kQDequantized = kIsFloatElement<TC>;
+
+// m[j] = sa * sb[j] for a dequantized C, one rounding as the scalar product.
+HWY_INLINE void QDequantizeMultipliers(float sa, const float* sb, bool per_column, size_t n,
+                                       float* HWY_RESTRICT m) {
+  for (size_t j = 0; j < n; ++j) m[j] = sa * sb[per_column ? j : 0];
+}
+
+// The tile's rows [0, rows) x columns [0, cols), float(sum + bias) * m[j],
+// written over the sums themselves (a float is as big as an int32), then the
+// float epilogue's pass into C, whose element (row0, col0) the tile's first is.
+template <class TC, class States>
+void QGemmFinishDequantized(int32_t* sums, size_t sums_row, size_t rows, size_t cols,
+                            const int32_t* bias, const float* multiplier, const States& states,
+                            TC* c, size_t c_row_bytes, size_t row0, size_t col0) {
+  const QGemmTag d32;
+  const hn::Rebind<float, QGemmTag> df;
+  const size_t lanes = hn::Lanes(d32);
+  float* values = reinterpret_cast<float*>(sums);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = 0; j < cols; j += lanes) {
+      const size_t count = HWY_MIN(lanes, cols - j);
+      auto sum = LoadUpTo(d32, sums + i * sums_row + j, count);
+      if (bias != nullptr) sum = hn::Add(sum, LoadUpTo(d32, bias + j, count));
+      const auto value = hn::Mul(hn::ConvertTo(df, sum), LoadUpTo(df, multiplier + j, count));
+      StoreUpTo(value, df, values + i * sums_row + j, count);
+    }
+  }
+  GemmEpiloguePass<float, TC>(values, sums_row * sizeof(float), 1.0f, c, c_row_bytes, rows, cols,
+                              states, row0, col0);
+}
+
 // C's rows [0, rows) x columns [0, cols) from the int32 sums: + bias, then
 // for a uint8/int8 C the requantization with m[j] (qgemm.h).
 template <class TC>
 void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols, const int32_t* bias,
                  const float* multiplier, int zc, bool relu, TC* c, size_t c_row_bytes,
                  size_t c_col_bytes) {
+  static_assert(!kQDequantized<TC>, "a float C is QGemmFinishDequantized's");
   const QGemmTag d32;
   const hn::Rebind<float, QGemmTag> df;
   const size_t lanes = hn::Lanes(d32);
@@ -325,14 +361,15 @@ void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols,
 // How QGemmRun uses its scratch: rows of A packed at once (half of L2, as a
 // block is reused by every panel of B; at least one panel), the packed block,
 // one tile of int32 sums (when they are not C's), for byte quads the block's
-// row sums and each column's term, and for a requantized C the multipliers.
+// row sums and each column's term, and for a requantized or dequantized C the
+// multipliers.
 struct QGemmPlan {
   size_t mc, block_rows, a_ints, quad_ints, multipliers;
   size_t Bytes() const { return (a_ints + kQRows * QGemmPanelWidth() + quad_ints + multipliers) * 4; }
 };
 
-template <class TA, class TC>
-QGemmPlan PlanQGemm(const typename QGemmKernel<TA, TC>::Job& job) {
+template <class TA, class TC, class Epi = Epilogue<>>
+QGemmPlan PlanQGemm(const typename QGemmKernel<TA, TC, Epi>::Job& job) {
   QGemmPlan plan;
   const size_t groups = HWY_MAX(job.groups, 1);
   const size_t block_bytes = DataCacheSizes().l2 / 2;
@@ -346,8 +383,9 @@ QGemmPlan PlanQGemm(const typename QGemmKernel<TA, TC>::Job& job) {
 
 // The whole product of the job, in `scratch` of PlanQGemm(job).Bytes() bytes
 // (4-byte aligned).
-template <class TA, class TC>
-void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& plan, int32_t* scratch) {
+template <class TA, class TC, class Epi = Epilogue<>>
+void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan& plan,
+              int32_t* scratch) {
   const size_t nr = QGemmPanelWidth();
   const size_t lanes = hn::Lanes(QGemmTag());
   const size_t groups = job.groups;
@@ -358,7 +396,9 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
   int32_t* column_terms = row_sums + plan.block_rows;
   float* multiplier = reinterpret_cast<float*>(tile + kQRows * nr + plan.quad_ints);
   constexpr bool kRequantize = !hwy::IsSame<TC, int32_t>();
-  if constexpr (kRequantize) {
+  if constexpr (kQDequantized<TC>) {
+    QDequantizeMultipliers(job.a_scale, job.b_scale, job.b_scale_per_column, job.n, multiplier);
+  } else if constexpr (kRequantize) {
     QMultipliers(job.a_scale, job.b_scale, job.b_scale_per_column, job.c_scale, job.n, multiplier);
   }
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
@@ -416,19 +456,25 @@ void QGemmRun(const typename QGemmKernel<TA, TC>::Job& job, const QGemmPlan& pla
                                    cols);
 #endif
         if (direct) continue;
-        QGemmFinish<TC>(tile, nr, rows, cols, job.bias == nullptr ? nullptr : job.bias + jr,
-                        kRequantize ? multiplier + jr : nullptr, job.zc, job.relu, c,
-                        job.c_row_bytes, job.c_col_bytes);
+        const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + jr;
+        if constexpr (kQDequantized<TC>) {
+          QGemmFinishDequantized<TC>(tile, nr, rows, cols, bias, multiplier + jr, job.epilogue, c,
+                                     job.c_row_bytes, ic + ir, jr);
+        } else {
+          QGemmFinish<TC>(tile, nr, rows, cols, bias, kRequantize ? multiplier + jr : nullptr, job.zc,
+                          job.relu, c, job.c_row_bytes, job.c_col_bytes);
+        }
       }
     }
   }
 }
 
-template <class TA, class TC>
-struct Impl<QGemmKernel<TA, TC>> {
-  static void Run(const QGemmKernel<TA, TC>&, const typename QGemmKernel<TA, TC>::Job& job) {
-    const QGemmPlan plan = PlanQGemm<TA, TC>(job);
-    QGemmRun<TA, TC>(job, plan, reinterpret_cast<int32_t*>(detail::GemmThreadScratch(plan.Bytes())));
+template <class TA, class TC, class Epi>
+struct Impl<QGemmKernel<TA, TC, Epi>> {
+  static void Run(const QGemmKernel<TA, TC, Epi>&, const typename QGemmKernel<TA, TC, Epi>::Job& job) {
+    const QGemmPlan plan = PlanQGemm<TA, TC, Epi>(job);
+    QGemmRun<TA, TC, Epi>(job, plan,
+                          reinterpret_cast<int32_t*>(detail::GemmThreadScratch(plan.Bytes())));
   }
 };
 

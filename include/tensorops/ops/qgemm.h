@@ -4,6 +4,8 @@
 //   int32 C:       C[i][j] = acc[i][j] (+ bias[j])                   (MatMulInteger)
 //   uint8/int8 C:  C[i][j] = saturate(round_half_even(float(acc[i][j] + bias[j]) * m[j]) + zc),
 //                  m[j] = sa * sb[j] / sc                            (QLinearMatMul)
+//   float C:       C[i][j] = stages(float(acc[i][j] + bias[j]) * (sa * sb[j]))
+//                  (dequantized, then Gemm's float epilogue; float16/bfloat16 C too)
 //
 // A is M x K (uint8 or int8, one zero point za and one scale sa); B is K x N
 // (uint8 or int8), prepared once as QGemmWeights with one zero point and
@@ -12,7 +14,10 @@
 // (exact below 2^24) and multiplied once, and the product rounded half to
 // even before zc is added (ONNX's text; its NumPy reference rounds after
 // adding zc, which differs only at exact ties). `relu` clamps the output at
-// zc (real 0): ReLU fused as an integer clamp.
+// zc (real 0): ReLU fused as an integer clamp. A float C takes the product
+// dequantized once (one rounding when |acc + bias| >= 2^24, one for sa * sb[j]
+// and one for the product) and then the stages of an Epilogue, as Gemm's C:
+// a float bias, any activation, a residual.
 //
 // How it stays exact on every target: the zero points are subtracted when A
 // and B are packed, so each operand is an int16 in [-255, 255]; pairs of them
@@ -60,6 +65,7 @@
 #include "tensorops/error.h"
 #include "tensorops/layout/tensor_view.h"
 #include "tensorops/ops/gemm.h"
+#include "tensorops/ops/gemm_epilogue.h"
 #include "tensorops/ops/quantize.h"
 #include "tensorops/parallel/split.h"
 
@@ -199,9 +205,10 @@ class QGemmWeights {
 };
 
 // The kernel's problem: A (M x K, TA) with zero point za; B packed; C (M x
-// N, TC: int32, or uint8/int8 requantized with m[j] = (sa * sb[j]) / sc and
-// zc, the multipliers computed by the kernel into its scratch).
-template <class TA, class TC>
+// N, TC: int32; uint8/int8 requantized with m[j] = (sa * sb[j]) / sc and
+// zc, the multipliers computed by the kernel into its scratch; or float,
+// float16, bfloat16 dequantized with sa * sb[j], then Epi's stages).
+template <class TA, class TC, class Epi = Epilogue<>>
 struct QGemmKernel {
   struct Job {
     const TA* a;
@@ -222,6 +229,7 @@ struct QGemmKernel {
     int zc;
     bool relu;
     size_t mr, nr;
+    typename Epi::States epilogue;  // float C: indexed from C's first element
   };
   static WorkSplit Split(const Job& job) {
     const size_t units = (job.m + job.mr - 1) / job.mr;
@@ -233,16 +241,17 @@ struct QGemmKernel {
     slice.m = std::min(end * job.mr, job.m) - first;
     slice.a = detail::AdvanceBytes(job.a, first * job.a_row_bytes);
     slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
+    if constexpr (!Epi::kEmpty) slice.epilogue = detail::AdvanceStates(job.epilogue, first, 0);
     return slice;
   }
 };
 
-template <class TA, class TC>
-inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmKernel<TA, TC>> = true;
+template <class TA, class TC, class Epi>
+inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmKernel<TA, TC, Epi>> = true;
 
-// C = (A - za) (B - zb), int32 (MatMulInteger), or requantized to uint8/int8
-// (QLinearMatMul). Optional int32 bias per column (QLinearConv's), `relu`
-// for requantized outputs.
+// C = (A - za) (B - zb), int32 (MatMulInteger), requantized to uint8/int8
+// (QLinearMatMul), or dequantized to float with an epilogue. Optional int32
+// bias per column (QLinearConv's), `relu` for requantized outputs.
 struct QGemm {
   std::span<const int32_t> bias = {};  // empty, or N values added to acc
   bool relu = false;                   // requantized C only: clamp at zc
@@ -252,7 +261,7 @@ struct QGemm {
   void operator()(const MatrixView<SA>& a, std::type_identity_t<std::remove_const_t<SA>> a_zero_point,
                   const QGemmWeights<TB>& b, const MatrixView<int32_t>& c, E&& executor = {}) const {
     if (relu) detail::Fail(ErrorCode::kBadArgument, "QGemm: relu applies to a requantized C, not int32");
-    Run(a, 1.0f, a_zero_point, b, c, 1.0f, 0, executor);
+    Run(a, 1.0f, a_zero_point, b, c, 1.0f, 0, Epilogue<>{}, executor);
   }
 
   // uint8/int8 C = saturate(round(acc * (sa * sb / sc)) + zc).
@@ -262,18 +271,34 @@ struct QGemm {
                   float c_scale, std::type_identity_t<TC> c_zero_point, const MatrixView<TC>& c,
                   E&& executor = {}) const {
     static_assert(kIsQuantized8<TC>, "QGemm: a requantized C is uint8 or int8");
-    Run(a, a_scale, a_zero_point, b, c, c_scale, c_zero_point, executor);
+    Run(a, a_scale, a_zero_point, b, c, c_scale, c_zero_point, Epilogue<>{}, executor);
+  }
+
+  // float, float16 or bfloat16 C = stages(float(acc + bias) * (sa * sb[j])):
+  // the product dequantized, then Gemm's stages (Bias, Unary, Residual).
+  template <class SA, class TB, class TC, class... St, Executor E = SerialExecutor>
+  void operator()(const MatrixView<SA>& a, float a_scale,
+                  std::type_identity_t<std::remove_const_t<SA>> a_zero_point, const QGemmWeights<TB>& b,
+                  const MatrixView<TC>& c, const Epilogue<St...>& epilogue = {}, E&& executor = {}) const {
+    static_assert(kIsFloatElement<TC>, "QGemm: a dequantized C is float, float16 or bfloat16");
+    if (relu) {
+      detail::Fail(ErrorCode::kBadArgument,
+                   "QGemm: relu applies to a requantized C; for a float C list Unary<UnaryKind::kRelu> "
+                   "in the epilogue");
+    }
+    Run(a, a_scale, a_zero_point, b, c, 1.0f, 0, epilogue, executor);
   }
 
  private:
-  template <class SA, class TB, class TC, class E>
+  template <class SA, class TB, class TC, class Epi, class E>
   void Run(const MatrixView<SA>& a, float a_scale, std::remove_const_t<SA> a_zero_point,
            const QGemmWeights<TB>& b, const MatrixView<TC>& c, float c_scale, int c_zero_point,
-           E&& executor) const {
+           const Epi& epilogue, E&& executor) const {
     using TA = std::remove_const_t<SA>;
     static_assert(kIsQuantized8<TA>, "QGemm: A must be uint8 or int8");
-    static_assert(kIsQuantized8<TC> || std::is_same_v<TC, int32_t>,
-                  "QGemm: C must be a mutable int32, uint8 or int8 view");
+    static_assert(kIsQuantized8<TC> || std::is_same_v<TC, int32_t> || kIsFloatElement<TC>,
+                  "QGemm: C must be a mutable int32, uint8, int8, float, float16 or bfloat16 view");
+    // Requantized and dequantized outputs both scale the true sum.
     constexpr bool kRequantize = !std::is_same_v<TC, int32_t>;
     constexpr const char* kOp = "QGemm";
     const size_t m = a.dim(0), k = a.dim(1), n = b.cols();
@@ -289,6 +314,7 @@ struct QGemm {
       detail::Fail(ErrorCode::kShapeMismatch, kOp, ": ", bias.size(), " biases for ", n, " columns");
     }
     if (detail::Overlaps(a, c)) detail::Fail(ErrorCode::kAliasing, kOp, ": C overlaps A");
+    const typename Epi::States states = epilogue.Resolve(c);
     const QGemmTile tile = ActiveQGemmTile();
     if (b.panel_width() != tile.nr || b.format() != tile.format) {
       detail::Fail(ErrorCode::kBadArgument, kOp, ": B was packed for panels of ", b.panel_width(),
@@ -305,18 +331,18 @@ struct QGemm {
       }
       if (k > kQGemmMaxExactDepth) {
         detail::Fail(ErrorCode::kBadArgument, kOp, ": K = ", k, " can overflow the int32 sum (at most ",
-                     kQGemmMaxExactDepth, " for a requantized C)");
+                     kQGemmMaxExactDepth, " for a requantized or dequantized C)");
       }
     }
     if (m == 0 || n == 0) return;
-    typename QGemmKernel<TA, TC>::Job job{a.data(), a.StrideBytes(0), false, static_cast<int>(a_zero_point),
+    typename QGemmKernel<TA, TC, Epi>::Job job{a.data(), a.StrideBytes(0), false, static_cast<int>(a_zero_point),
                                           b.data(), b.groups(), b.column_sums(),
                                           b.shifted_zero_points(), c.data(), c.StrideBytes(0),
                                           c.StrideBytes(1), m, n, k,
                                           bias.empty() ? nullptr : bias.data(),
                                           a_scale, c_scale, b.scale().data(), b.scale().size() > 1,
-                                          c_zero_point, relu, tile.mr, tile.nr};
-    detail::RunKernelOn(executor, QGemmKernel<TA, TC>{}, job);
+                                          c_zero_point, relu, tile.mr, tile.nr, states};
+    detail::RunKernelOn(executor, QGemmKernel<TA, TC, Epi>{}, job);
   }
 };
 

@@ -23,6 +23,10 @@
 #include "support/targets.h"
 #include "support/test_tensor.h"
 
+#if HWY_ARCH_ARM_A64 && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 namespace tensorops::test {
 namespace {
 
@@ -83,10 +87,10 @@ void CheckInt32(size_t m, size_t n, size_t k, bool transposed, bool per_column, 
   INFO(kElementName<TA> << " x " << kElementName<TB> << " M " << m << " N " << n << " K " << k
                         << (transposed ? " B^T" : "") << (per_column ? " per column" : ""));
   Rng rng(seed);
-  Case<TA, TB> cs(m, n, k, transposed, per_column, rng, seed % 3);
+  Case<TA, TB> cs(m, n, k, transposed, per_column, rng, static_cast<size_t>(seed % 3));
   ForEachTarget([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
-    TestTensor<int32_t, Strided<2>> c({m, n}, {0, seed % 2});
+    TestTensor<int32_t, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 2)});
     QGemm{}(cs.a.ConstView(), cs.za, w, c.View());
     CHECK(c.OnlyElementsWritten());
     TestTensor<int32_t, Strided<2>> with_bias({m, n});
@@ -111,7 +115,7 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
                         << " N " << n << " K " << k << (per_column ? " per column" : "")
                         << (relu ? " relu" : ""));
   Rng rng(seed);
-  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, seed % 3, true);
+  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, static_cast<size_t>(seed % 3), true);
   const float sa = 0.02f;
   // A C scale that spreads the outputs over the range, a few saturating: a
   // term (A - za)(B - zb) has a spread of about 74 x 74 = 5500, the sum
@@ -121,7 +125,7 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
   const TC zc = static_cast<TC>(std::is_same_v<TC, uint8_t> ? 100 + seed % 50 : -10 + static_cast<int>(seed % 21));
   ForEachTarget([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
-    TestTensor<TC, Strided<2>> c({m, n}, {0, seed % 3});
+    TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
     const std::vector<int32_t> no_bias;
     const QGemm op{.bias = seed % 2 == 0 ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>(),
                    .relu = relu};
@@ -155,7 +159,7 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, bool stages
                         << " N " << n << " K " << k << (per_column ? " per column" : "")
                         << (stages ? " bias, relu, residual" : ""));
   Rng rng(seed);
-  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, seed % 3, true);
+  Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, static_cast<size_t>(seed % 3), true);
   const float sa = 0.0173f;
   const bool int_bias = seed % 2 == 0;
   // Float operands across magnitudes, 1e-3 to 1e3, either sign.
@@ -175,7 +179,7 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, bool stages
   };
   ForEachTarget([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
-    TestTensor<TC, Strided<2>> c({m, n}, {0, seed % 3});
+    TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
     const QGemm op{.bias = int_bias ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>()};
     if (stages) {
       op(cs.a.ConstView(), sa, cs.za, w, c.View(),
@@ -235,6 +239,26 @@ TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilo
     CheckDequantized<int8_t, int8_t, hwy::float16_t>(s.m, s.n, s.k, true, true, seed++);
     CheckDequantized<int8_t, uint8_t, hwy::bfloat16_t>(s.m, s.n, s.k, false, false, seed++);
   }
+}
+
+// Which kernel each target runs: byte quads where the CPU has a byte dot
+// product (VNNI on AVX3_DL, sdot on SVE, and on NEON when the OS reports
+// the dot-product extension), int16 pairs elsewhere. CI runs the Arm tests on
+// CPUs with and without it, so both NEON kernels are tested.
+TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[quant]") {
+  ForEachTarget([&](int64_t target) {
+    bool dot = target == HWY_AVX3_DL;
+#if HWY_ARCH_ARM_A64
+    dot = target != HWY_NEON;  // every SVE target
+#if defined(__linux__)
+    if (target == HWY_NEON) dot = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
+#endif
+#endif
+    const QGemmTile tile = ActiveQGemmTile();
+    CHECK(tile.format == (dot ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16));
+    WARN("QGemm on " << hwy::TargetName(target) << ": "
+                     << (tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs"));
+  });
 }
 
 TEST_CASE("QGemm at the extremes: 255 x 127 and 255 x -128 up to the largest exact K", "[quant]") {

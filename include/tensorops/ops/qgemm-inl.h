@@ -18,6 +18,9 @@
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
 #include <immintrin.h>
 #endif
+#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 #include "tensorops/detail/registers-inl.h"
 #include "tensorops/detail/requantize-inl.h"
@@ -58,14 +61,41 @@ inline constexpr size_t kQVecs = 3;
 
 HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 
-// AVX3_DL multiplies bytes with VNNI (qgemm.h); every other target int16 pairs.
-// The Arm counterpart (sdot/udot on aarch64 CPUs that have them) is not
-// built yet: Highway 1.0.3's NEON target has no such op.
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-inline constexpr QGemmFormat kQFormat = QGemmFormat::kQuads8;
+// Byte quads (qgemm.h) where the CPU multiplies bytes four at a time: VNNI
+// on AVX3_DL (unsigned A x signed B), sdot on every SVE target and on aarch64
+// NEON CPUs with the dot-product extension (signed x signed; checked at run
+// time: Cortex-A72 and older lack it). Every other target: int16 pairs.
+// Highway 1.0.3 has no byte dot product, so each has a raw-intrinsic tile.
+#if (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) || HWY_ARCH_ARM_A64
+#define TENSOROPS_QGEMM_QUADS 1
 #else
-inline constexpr QGemmFormat kQFormat = QGemmFormat::kPairs16;
+#define TENSOROPS_QGEMM_QUADS 0
 #endif
+#if HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_NEON
+#define TENSOROPS_QGEMM_SVE 1
+#else
+#define TENSOROPS_QGEMM_SVE 0
+#endif
+
+// Whether the byte kernel multiplies signed A (sdot) or unsigned A (vpdpbusd);
+// B is signed for both.
+inline constexpr bool kQuadsSignedA = HWY_ARCH_ARM_A64 != 0;
+
+HWY_INLINE QGemmFormat QFormatHere() {
+#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON
+#if defined(__linux__)
+  // HWCAP_ASIMDDP: the dot-product instructions (Armv8.2 DotProd).
+  static const bool has_dot = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;
+  return has_dot ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16;
+#else
+  return QGemmFormat::kPairs16;
+#endif
+#elif TENSOROPS_QGEMM_QUADS
+  return QGemmFormat::kQuads8;
+#else
+  return QGemmFormat::kPairs16;
+#endif
+}
 
 // Rows [0, rows) of A minus za as int16, row i at out + i * pairs (pairs
 // int32 lanes, each two consecutive k; an odd K's last pair ends with 0):
@@ -187,35 +217,40 @@ constexpr auto MakeQTiles(std::index_sequence<kVec...>) {
       QTileRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
 }
 
+#if TENSOROPS_QGEMM_QUADS
+// Rows [0, rows) of A as the byte kernel multiplies them (a' = a with its
+// top bit flipped where A's signedness is not the kernel's: a + 128 for int8
+// on x86, a - 128 for uint8 on Arm) into panels of kQRows rows by fours of
+// k: panel t holds quad kq of row i, 4 bytes, at t * kQRows * quads + kq *
+// kQRows + i (depths past K and rows past `rows` are 0); row_sums[i] = sum
+// over k of a'.
+template <class TA>
+void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t quads,
+                 int32_t* HWY_RESTRICT out, int32_t* HWY_RESTRICT row_sums) {
+  constexpr bool kFlip = hwy::IsSigned<TA>() != kQuadsSignedA;
+  const size_t padded = (rows + kQRows - 1) / kQRows * kQRows;
+  for (size_t i = 0; i < padded; ++i) {
+    const auto* row = i < rows ? reinterpret_cast<const uint8_t*>(a) + i * row_bytes : nullptr;
+    int32_t* panel = out + (i / kQRows) * kQRows * quads + i % kQRows;
+    uint32_t sum = 0;  // wraps modulo 2^32 like the kernel's other terms
+    for (size_t kq = 0; kq < quads; ++kq) {
+      uint8_t bytes[4] = {0, 0, 0, 0};
+      for (size_t t = 0; i < rows && t < 4 && 4 * kq + t < k; ++t) {
+        bytes[t] = static_cast<uint8_t>(row[4 * kq + t] ^ (kFlip ? 0x80 : 0));
+        sum += kQuadsSignedA ? static_cast<uint32_t>(static_cast<int8_t>(bytes[t])) : bytes[t];
+      }
+      std::memcpy(panel + kq * kQRows, bytes, 4);
+    }
+    if (i < rows) row_sums[i] = static_cast<int32_t>(sum);
+  }
+}
+#endif  // TENSOROPS_QGEMM_QUADS
+
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
 // avx512vnni beside the target's own features: Highway 1.0.3's AVX3_DL string
 // names avxvnni (the VEX form) only. Raw intrinsics, as Highway 1.0.3 has no
 // byte dot product; x86-only code, so the tile may live in arrays of __m512i.
 #define TENSOROPS_QGEMM_VNNI __attribute__((target(HWY_TARGET_STR ",avx512vnni")))
-
-// Rows [0, rows) of A made unsigned (a' = a + 128 for int8) into panels of
-// kQRows rows by fours of k: panel t holds quad kq of row i, 4 bytes, at
-// t * kQRows * quads + kq * kQRows + i (depths past K are 0); row_sums[i] =
-// sum over k of a'.
-template <class TA>
-void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t quads,
-                 int32_t* HWY_RESTRICT out, int32_t* HWY_RESTRICT row_sums) {
-  constexpr int kShift = hwy::IsSame<TA, int8_t>() ? 128 : 0;
-  for (size_t i = 0; i < rows; ++i) {
-    const TA* row = reinterpret_cast<const TA*>(reinterpret_cast<const uint8_t*>(a) + i * row_bytes);
-    int32_t* panel = out + (i / kQRows) * kQRows * quads + i % kQRows;
-    uint32_t sum = 0;  // wraps modulo 2^32 like the kernel's other terms
-    for (size_t kq = 0; kq < quads; ++kq) {
-      uint8_t bytes[4] = {0, 0, 0, 0};
-      for (size_t t = 0; t < 4 && 4 * kq + t < k; ++t) {
-        bytes[t] = static_cast<uint8_t>(row[4 * kq + t] + kShift);
-        sum += bytes[t];
-      }
-      std::memcpy(panel + kq * kQRows, bytes, 4);
-    }
-    row_sums[i] = static_cast<int32_t>(sum);
-  }
-}
 
 // row_sums[i] = sum of the k bytes of row i (uint8 A read in place).
 TENSOROPS_QGEMM_VNNI inline void RowSumsU8(const uint8_t* a, size_t row_bytes, size_t rows, size_t k,
@@ -285,6 +320,113 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
   }
 }
 
+#endif  // AVX3_DL
+
+#if HWY_ARCH_ARM_A64
+// sdot on Arm: each int32 lane of B's vector (one column, four k) times the
+// quad of row i, picked by lane index from the vector that holds the quads
+// of all kQRows = 4 rows (no broadcasts). NEON needs the dot-product
+// extension, which QFormatHere checks before packing for it (GCC 12 enables
+// it only with Armv8.2, which every CPU that has it implements); SVE has
+// sdot in its base set. A pragma, not an attribute: it reaches the tile's
+// lambdas too.
+#if HWY_TARGET == HWY_NEON
+#pragma GCC push_options
+#pragma GCC target("arch=armv8.2-a+crypto+dotprod")
+#endif
+static_assert(kQRows == 4, "one 16-byte vector holds the quads of the tile's rows");
+
+template <int kLane, class V32, class V8>
+HWY_INLINE V32 DotLane(V32 acc, V8 b, V8 a) {
+#if TENSOROPS_QGEMM_SVE
+  return svdot_lane_s32(acc, b, a, kLane);
+#else
+  return V32(vdotq_laneq_s32(acc.raw, b.raw, a.raw, kLane));
+#endif
+}
+
+// The 16 bytes at a (quads of rows 0-3), in every 128-bit block of a vector.
+template <class D8>
+HWY_INLINE hn::Vec<D8> LoadRowQuads(D8 d8, const uint8_t* a) {
+#if TENSOROPS_QGEMM_SVE
+  (void)d8;
+  return svld1rq_s8(svptrue_b8(), reinterpret_cast<const int8_t*>(a));
+#else
+  return hn::LoadU(d8, reinterpret_cast<const int8_t*>(a));
+#endif
+}
+
+// As QTileQuads on x86 (the same correction), for A packed by PackQAQuads:
+// quad kq of rows 0-3 are the 16 bytes at a + kq a_quad_step.
+template <size_t kRows, size_t kVecs, class... V>
+HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
+                             const uint8_t* HWY_RESTRICT b, size_t nr, size_t quads,
+                             const int32_t* row_sums, const int32_t* shifted_zero_points,
+                             const int32_t* column_terms, int32_t* out, size_t out_row, size_t cols,
+                             V... acc) {
+  static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 3, "one accumulator per vector");
+  const QGemmTag d32;
+  const hn::Repartition<int8_t, QGemmTag> d8;
+  const size_t lanes = hn::Lanes(d32);
+  const auto* bs = reinterpret_cast<const int8_t*>(b);
+  for (size_t kq = 0; kq < quads; ++kq) {
+    const auto av = LoadRowQuads(d8, a);
+    const auto b0 = hn::LoadU(d8, bs);
+    const auto b1 = kVecs > 1 ? hn::LoadU(d8, bs + 4 * lanes) : b0;
+    const auto b2 = kVecs > 2 ? hn::LoadU(d8, bs + 8 * lanes) : b0;
+    Unroll<kRows>([&](auto i) {
+      Unroll<kVecs>([&](auto v) {
+        constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+        auto& sum = Nth<kI * kVecs + kV>(acc...);
+        sum = DotLane<static_cast<int>(kI)>(sum, Nth<kV>(b0, b1, b2), av);
+      });
+    });
+    a += a_quad_step;
+    bs += 4 * nr;
+  }
+  Unroll<kRows>([&](auto i) {
+    const auto rs = hn::Set(d32, row_sums[decltype(i)::value]);
+    Unroll<kVecs>([&](auto v) {
+      constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+      const size_t j = kV * lanes;
+      if (j >= cols) return;
+      const size_t count = HWY_MIN(lanes, cols - j);
+      const auto zb = LoadUpTo(d32, shifted_zero_points + j, count);
+      const auto terms = LoadUpTo(d32, column_terms + j, count);
+      const auto r = hn::Add(hn::Sub(Nth<kI * kVecs + kV>(acc...), hn::Mul(zb, rs)), terms);
+      StoreUpTo(r, d32, out + kI * out_row + j, count);
+    });
+  });
+}
+
+template <size_t kRows, size_t kVecs, size_t... kI>
+HWY_INLINE void QTileDotFromZero(std::index_sequence<kI...>, const uint8_t* a, size_t a_quad_step,
+                                 const uint8_t* b, size_t nr, size_t quads, const int32_t* row_sums,
+                                 const int32_t* shifted_zero_points, const int32_t* column_terms,
+                                 int32_t* out, size_t out_row, size_t cols) {
+  const auto zero = hn::Zero(QGemmTag());
+  QTileDotBody<kRows, kVecs>(a, a_quad_step, b, nr, quads, row_sums, shifted_zero_points,
+                             column_terms, out, out_row, cols, Copy<kI>(zero)...);
+}
+
+// QTileQuads' signature, so that one table serves x86 and Arm; A is always
+// packed here (a_row_step is the packing's 4).
+template <size_t kRows, size_t kVecs>
+HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t /*a_row_step*/,
+                             size_t a_quad_step, const uint8_t* HWY_RESTRICT b, size_t nr,
+                             size_t quads, const int32_t* row_sums,
+                             const int32_t* shifted_zero_points, const int32_t* column_terms,
+                             int32_t* out, size_t out_row, size_t cols) {
+  QTileDotFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, a, a_quad_step, b, nr,
+                                 quads, row_sums, shifted_zero_points, column_terms, out, out_row,
+                                 cols);
+}
+#if HWY_TARGET == HWY_NEON
+#pragma GCC pop_options
+#endif
+#endif  // HWY_ARCH_ARM_A64
+
+#if TENSOROPS_QGEMM_QUADS
 using QTileQuadsFn = void (*)(const uint8_t*, size_t, size_t, const uint8_t*, size_t, size_t,
                               const int32_t*, const int32_t*, const int32_t*, int32_t*, size_t, size_t);
 
@@ -297,7 +439,7 @@ constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
   return std::array<std::array<QTileQuadsFn, kQRows>, kQVecs>{
       QTileQuadsRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
 }
-#endif  // AVX3_DL
+#endif  // TENSOROPS_QGEMM_QUADS
 
 // A float, float16 or bfloat16 C: the dequantized output of qgemm.h.
 template <class TC>
@@ -376,7 +518,7 @@ QGemmPlan PlanQGemm(const typename QGemmKernel<TA, TC, Epi>::Job& job) {
   plan.mc = HWY_MAX(kQRows, block_bytes / (groups * sizeof(int32_t)) / kQRows * kQRows);
   plan.block_rows = HWY_MIN(plan.mc, (job.m + kQRows - 1) / kQRows * kQRows);
   plan.a_ints = plan.block_rows * groups;
-  plan.quad_ints = kQFormat == QGemmFormat::kQuads8 ? plan.block_rows + job.n : 0;
+  plan.quad_ints = QFormatHere() == QGemmFormat::kQuads8 ? plan.block_rows + job.n : 0;
   plan.multipliers = hwy::IsSame<TC, int32_t>() ? 0 : job.n;  // floats, as big as an int32
   return plan;
 }
@@ -401,39 +543,42 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   } else if constexpr (kRequantize) {
     QMultipliers(job.a_scale, job.b_scale, job.b_scale_per_column, job.c_scale, job.n, multiplier);
   }
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-  static constexpr auto kTiles = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
-  // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h).
-  const uint32_t za = static_cast<uint32_t>(job.za + (hwy::IsSame<TA, int8_t>() ? 128 : 0));
-  for (size_t j = 0; j < job.n; ++j) {
+  static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
+  const bool quads = QFormatHere() == QGemmFormat::kQuads8;
+#if TENSOROPS_QGEMM_QUADS
+  static constexpr auto kTilesQuads = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
+  // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h), za'
+  // flipped as PackQAQuads flips A.
+  constexpr bool kFlip = hwy::IsSigned<TA>() != kQuadsSignedA;
+  const uint32_t za = static_cast<uint32_t>(job.za + (kFlip ? (kQuadsSignedA ? -128 : 128) : 0));
+  for (size_t j = 0; quads && j < job.n; ++j) {
     const uint32_t term = static_cast<uint32_t>(job.k) * za *
                               static_cast<uint32_t>(job.shifted_zero_points[j]) -
                           za * static_cast<uint32_t>(job.column_sums[j]);
     column_terms[j] = static_cast<int32_t>(term);
   }
 #else
-  static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
   (void)row_sums, (void)column_terms;
 #endif
   const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
                       job.c_row_bytes % sizeof(int32_t) == 0 && job.c_col_bytes == sizeof(int32_t);
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-  // uint8 rows whose quads can all be read are not packed: the tile reads
-  // them in place (the packing would cost as much as the tile when N is small).
-  const bool in_place = hwy::IsSame<TA, uint8_t>() && (job.k % 4 == 0 || job.a_rows_padded);
-#endif
+  // On x86, uint8 rows whose quads can all be read are not packed: the tile
+  // reads them in place (the packing would cost as much as the tile when N is
+  // small). Arm's sdot takes signed A, so it always packs.
+  const bool in_place = quads && !kQuadsSignedA && hwy::IsSame<TA, uint8_t>() &&
+                        (job.k % 4 == 0 || job.a_rows_padded);
   for (size_t ic = 0; ic < job.m; ic += mc) {
     const size_t rows_block = HWY_MIN(mc, job.m - ic);
     const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
     if (in_place) {
       RowSumsU8(reinterpret_cast<const uint8_t*>(a_block), job.a_row_bytes, rows_block, job.k, row_sums);
-    } else {
-      PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
     }
-#else
-    PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
 #endif
+#if TENSOROPS_QGEMM_QUADS
+    if (quads && !in_place) PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
+#endif
+    if (!quads) PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
     for (size_t jr = 0; jr < job.n; jr += nr) {
       const size_t cols = HWY_MIN(nr, job.n - jr);
       const size_t vecs = (cols + lanes - 1) / lanes;
@@ -443,18 +588,21 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
         TC* c = detail::AdvanceBytes(job.c, (ic + ir) * job.c_row_bytes + jr * job.c_col_bytes);
         int32_t* out = direct ? reinterpret_cast<int32_t*>(c) : tile;
         const size_t out_row = direct ? job.c_row_bytes / sizeof(int32_t) : nr;
-#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-        const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
-                                      : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
-        kTiles[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
-                                   in_place ? 4 : 4 * kQRows, b_panel, nr, groups, row_sums + ir,
-                                   job.shifted_zero_points + jr, column_terms + jr, out, out_row,
-                                   cols);
-#else
-        kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups), 4 * groups,
-                                   reinterpret_cast<const int16_t*>(b_panel), nr, groups, out, out_row,
-                                   cols);
+#if TENSOROPS_QGEMM_QUADS
+        if (quads) {
+          const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
+                                        : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
+          kTilesQuads[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
+                                          in_place ? 4 : 4 * kQRows, b_panel, nr, groups,
+                                          row_sums + ir, job.shifted_zero_points + jr,
+                                          column_terms + jr, out, out_row, cols);
+        }
 #endif
+        if (!quads) {
+          kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups),
+                                     4 * groups, reinterpret_cast<const int16_t*>(b_panel), nr,
+                                     groups, out, out_row, cols);
+        }
         if (direct) continue;
         const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + jr;
         if constexpr (kQDequantized<TC>) {
@@ -481,7 +629,7 @@ struct Impl<QGemmKernel<TA, TC, Epi>> {
 template <>
 struct Impl<QGemmTileQuery> {
   static void Run(const QGemmTileQuery&, const QGemmTileQuery::Job& job) {
-    *job.out = {kQRows, QGemmPanelWidth(), kQFormat};
+    *job.out = {kQRows, QGemmPanelWidth(), QFormatHere()};
   }
 };
 

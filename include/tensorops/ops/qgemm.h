@@ -28,19 +28,22 @@
 // wraps modulo 2^32 (ONNX allows it), and the requantized output, which
 // needs the true sum, is an error.
 //
-// On AVX3_DL (Ice Lake and newer: AVX-512 VNNI) the kernel multiplies the
-// bytes themselves, four along k per int32 lane (vpdpbusd: unsigned A x
-// signed B, 64 per instruction, exact): A is made unsigned and B signed by
-// flipping the top bit (a + 128, b - 128, and the zero points with them),
-// and the zero points enter afterwards through the sums of each row of A
-// and each column of B:
+// Where the CPU has a byte dot product the kernel multiplies the bytes
+// themselves, four along k per int32 lane, exact: AVX3_DL (Ice Lake and
+// newer: AVX-512 VNNI, vpdpbusd, unsigned A x signed B, 64 per instruction),
+// every SVE target and aarch64 NEON CPUs with the dot-product extension
+// (sdot, signed x signed, 16 per 128 bits; checked at run time). A and B are
+// brought to the instruction's signedness by flipping their top bit (a +- 128,
+// b - 128 for uint8, and the zero points with them), and the zero points
+// enter afterwards through the sums of each row of A and each column of B:
 //   acc = sum a'b' - zb'[j] sum_k a'[i][k] - za' sum_k b'[k][j] + K za' zb'[j],
 // every term an int32 that may wrap; the result is exact wherever the true
-// sum fits, as above. (Highway 1.0.3 has no op for it; the kernel adds
-// avx512vnni to its target attribute, which 1.0.3's AVX3_DL string lacks.)
+// sum fits, as above. (Highway 1.0.3 has no op for either; the x86 kernel
+// adds avx512vnni to its target attribute, which 1.0.3's AVX3_DL string
+// lacks, and the NEON kernel enables the dot product for itself.)
 //
 // Loops: A packed row by row as int16 (a - za) in one widening pass (byte
-// quads on AVX3_DL), B in panels of NR columns (gemm-inl.h's structure,
+// quads where the dot product runs), B in panels of NR columns (gemm-inl.h's structure,
 // without K blocking: a panel of B is
 // K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
 // registers for the whole K and is converted and stored once. On AVX3_DL a
@@ -75,7 +78,8 @@ namespace tensorops {
 inline constexpr size_t kQGemmMaxExactDepth = 33025;
 
 // How the active target's kernel takes B: int16 pairs with the zero points
-// subtracted (every target), or bytes in fours with column sums (AVX3_DL).
+// subtracted, or bytes in fours with column sums (AVX3_DL, SVE, NEON with
+// the dot product).
 enum class QGemmFormat { kPairs16, kQuads8 };
 
 // The register tile of the active target: MR rows of A, NR columns of B.

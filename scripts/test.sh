@@ -136,9 +136,10 @@ aarch64() {
       "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
     echo "-- qemu -cpu $cpu: targets $targets"
     # The packaging tests build their consumer projects afresh, the same
-    # binaries for every CPU: the first CPU runs them.
+    # binaries for every CPU, and the compiler tests run the cross compiler:
+    # the first CPU runs them.
     (cd build/aarch64 && ctest -j"$jobs" --output-on-failure $skip_packaging) || return 1
-    skip_packaging="-LE packaging"
+    skip_packaging="-LE packaging|compiler"
   done
   # NEON with the dot-product extension: the quantized kernels differ there
   # (sdot; the A72 above has no dot product, the SVE CPUs run SVE's sdot),
@@ -164,11 +165,12 @@ armv7() {
     dir=build/armv7-$baseline
     echo "-- baseline $baseline"
     # -O2 as for aarch64. The debian build differs from the camera build only
-    # in its flags, which the tests cover: the examples and the packaging
-    # tests (the same sources again) are left to the camera build.
+    # in its flags, which the tests cover: the examples, the packaging tests
+    # (the same sources again) and the compiler tests (the same compiler
+    # command) are left to the camera build.
     only_tests="" skip=""
     if [ $baseline = debian ]; then
-      only_tests="-DTENSOROPS_BUILD_EXAMPLES=OFF" skip="-LE packaging"
+      only_tests="-DTENSOROPS_BUILD_EXAMPLES=OFF" skip="-LE packaging|compiler"
     fi
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTENSOROPS_BUILD_BENCHMARKS=OFF \
       -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" $only_tests \

@@ -153,11 +153,13 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
 // A dequantized C: float(acc + bias) * (sa * sb[j]), then (with stages)
 // + a float bias, ReLU, + a residual, rounded once to TC. Each step is one
 // IEEE operation on every target, so the result is compared exactly.
-template <class TA, class TB, class TC>
-void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, bool stages, uint64_t seed) {
+// (kStages is a template parameter: each stage list is a kernel the build
+// compiles for every target, so the cases share four of them.)
+template <class TA, class TB, class TC, bool kStages>
+void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, uint64_t seed) {
   INFO(kElementName<TA> << " x " << kElementName<TB> << " -> " << kElementName<TC> << " M " << m
                         << " N " << n << " K " << k << (per_column ? " per column" : "")
-                        << (stages ? " bias, relu, residual" : ""));
+                        << (kStages ? " bias, relu, residual" : ""));
   Rng rng(seed);
   Case<TA, TB> cs(m, n, k, seed % 2 == 1, per_column, rng, static_cast<size_t>(seed % 3), true);
   const float sa = 0.0173f;
@@ -173,15 +175,18 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, bool stages
   residual.Fill([&](const Extents&) { return spread(); });
   const auto want = [&](size_t i, size_t j) {
     const int64_t acc = cs.Sum(i, j) + (int_bias ? cs.bias[j] : 0);
-    float v = static_cast<float>(acc) * (sa * cs.sb[cs.sb.size() == 1 ? 0 : j]);
-    if (stages) v = std::max(v + fbias[j], 0.0f) + residual.at({i, j});
+    // volatile: the product is rounded before the bias is added, as the
+    // kernel's tile stores it (a compiler may otherwise fuse the two).
+    const volatile float product = static_cast<float>(acc) * (sa * cs.sb[cs.sb.size() == 1 ? 0 : j]);
+    float v = product;
+    if (kStages) v = std::max(v + fbias[j], 0.0f) + residual.at({i, j});
     return RefConvert<TC>(v);
   };
   ForEachTarget([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
     TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
     const QGemm op{.bias = int_bias ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>()};
-    if (stages) {
+    if constexpr (kStages) {
       op(cs.a.ConstView(), sa, cs.za, w, c.View(),
          Epilogue{Bias{fbias}, Unary<UnaryKind::kRelu>{}, Residual{residual.ConstView()}});
     } else {
@@ -234,10 +239,10 @@ TEST_CASE("QGemm requantizes: round half to even, then the zero point, saturate"
 TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilogue", "[quant]") {
   uint64_t seed = 200;
   for (const Size3& s : Sizes()) {
-    CheckDequantized<uint8_t, int8_t, float>(s.m, s.n, s.k, true, false, seed++);
-    CheckDequantized<uint8_t, uint8_t, float>(s.m, s.n, s.k, false, true, seed++);
-    CheckDequantized<int8_t, int8_t, hwy::float16_t>(s.m, s.n, s.k, true, true, seed++);
-    CheckDequantized<int8_t, uint8_t, hwy::bfloat16_t>(s.m, s.n, s.k, false, false, seed++);
+    CheckDequantized<uint8_t, int8_t, float, false>(s.m, s.n, s.k, true, seed++);
+    CheckDequantized<uint8_t, uint8_t, float, true>(s.m, s.n, s.k, false, seed++);
+    CheckDequantized<int8_t, int8_t, hwy::float16_t, true>(s.m, s.n, s.k, true, seed++);
+    CheckDequantized<int8_t, uint8_t, hwy::bfloat16_t, false>(s.m, s.n, s.k, false, seed++);
   }
 }
 
@@ -250,8 +255,14 @@ TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[qu
     bool dot = target == HWY_AVX3_DL;
 #if HWY_ARCH_ARM_A64
     dot = target != HWY_NEON;  // every SVE target
-#if defined(__linux__)
+    // NEON's dot-product kernel is built by GCC, or by any compiler whose
+    // baseline has the extension.
+#if defined(__ARM_FEATURE_DOTPROD)
+    if (target == HWY_NEON) dot = true;
+#elif HWY_COMPILER_GCC_ACTUAL && defined(__linux__)
     if (target == HWY_NEON) dot = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
+#else
+    if (target == HWY_NEON) dot = false;
 #endif
 #endif
     const QGemmTile tile = ActiveQGemmTile();
@@ -329,7 +340,8 @@ TEST_CASE("QGemm with an executor gives the serial result", "[quant]") {
     // A dequantized C whose stages read operands by row: each slice reads its own rows.
     TestTensor<float, Strided<2>> r({203, 77}), f_serial({203, 77}), f_parallel({203, 77});
     r.Fill([&](const Extents& at) { return static_cast<float>(at[0] * 100 + at[1]) * 0.01f; });
-    const Epilogue epilogue{Residual{r.ConstView()}, Unary<UnaryKind::kRelu>{}};
+    const std::vector<float> column_bias(77, -0.25f);
+    const Epilogue epilogue{Bias{column_bias}, Unary<UnaryKind::kRelu>{}, Residual{r.ConstView()}};
     QGemm{}(cs.a.ConstView(), 0.05f, cs.za, w, f_serial.View(), epilogue);
     QGemm{}(cs.a.ConstView(), 0.05f, cs.za, w, f_parallel.View(), epilogue, pool);
     CHECK(f_serial.Snapshot() == f_parallel.Snapshot());
@@ -364,10 +376,11 @@ TEST_CASE("QGemm errors name the problem and leave C untouched", "[quant]") {
   const MatrixView<float> fv(f.data(), {6, 5});
   CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{.relu = true}(av, 1.0f, uint8_t{0}, w, fv); })
             .find("Unary<UnaryKind::kRelu>") != std::string::npos);
-  const std::vector<float> residual(5 * 5, 1.0f);
+  const std::vector<float> residual(5 * 5, 1.0f), bias5(5, 1.0f);
   CHECK(ErrorOf(ErrorCode::kShapeMismatch, [&] {
           QGemm{}(av, 1.0f, uint8_t{0}, w, fv,
-                  Epilogue{Residual{MatrixView<const float>(residual.data(), {5, 5})}});
+                  Epilogue{Bias{bias5}, Unary<UnaryKind::kRelu>{},
+                           Residual{MatrixView<const float>(residual.data(), {5, 5})}});
         }).find("the residual is 5 x 5") != std::string::npos);
   CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, -2.0f, uint8_t{0}, w, fv); })
             .find("positive and finite") != std::string::npos);

@@ -18,7 +18,17 @@
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
 #include <immintrin.h>
 #endif
-#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && defined(__linux__)
+// NEON's dot-product tile needs the compiler to enable the extension for
+// one function: GCC does by pragma; clang 14 declares the intrinsics only
+// when the whole build targets it (-march=armv8.2-a+dotprod or newer).
+#undef TENSOROPS_QGEMM_NEON_DOT  // this header is included once per target
+#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON && \
+    (HWY_COMPILER_GCC_ACTUAL || defined(__ARM_FEATURE_DOTPROD))
+#define TENSOROPS_QGEMM_NEON_DOT 1
+#else
+#define TENSOROPS_QGEMM_NEON_DOT 0
+#endif
+#if TENSOROPS_QGEMM_NEON_DOT && defined(__linux__)
 #include <sys/auxv.h>
 #endif
 
@@ -66,15 +76,17 @@ HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 // NEON CPUs with the dot-product extension (signed x signed; checked at run
 // time: Cortex-A72 and older lack it). Every other target: int16 pairs.
 // Highway 1.0.3 has no byte dot product, so each has a raw-intrinsic tile.
-#if (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) || HWY_ARCH_ARM_A64
-#define TENSOROPS_QGEMM_QUADS 1
-#else
-#define TENSOROPS_QGEMM_QUADS 0
-#endif
+#undef TENSOROPS_QGEMM_SVE  // this header is included once per target
 #if HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_NEON
 #define TENSOROPS_QGEMM_SVE 1
 #else
 #define TENSOROPS_QGEMM_SVE 0
+#endif
+#undef TENSOROPS_QGEMM_QUADS  // this header is included once per target
+#if (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) || TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
+#define TENSOROPS_QGEMM_QUADS 1
+#else
+#define TENSOROPS_QGEMM_QUADS 0
 #endif
 
 // Whether the byte kernel multiplies signed A (sdot) or unsigned A (vpdpbusd);
@@ -82,8 +94,10 @@ HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 inline constexpr bool kQuadsSignedA = HWY_ARCH_ARM_A64 != 0;
 
 HWY_INLINE QGemmFormat QFormatHere() {
-#if HWY_ARCH_ARM_A64 && HWY_TARGET == HWY_NEON
-#if defined(__linux__)
+#if TENSOROPS_QGEMM_NEON_DOT
+#if defined(__ARM_FEATURE_DOTPROD)
+  return QGemmFormat::kQuads8;  // the build's baseline has it
+#elif defined(__linux__)
   // HWCAP_ASIMDDP: the dot-product instructions (Armv8.2 DotProd).
   static const bool has_dot = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;
   return has_dot ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16;
@@ -322,7 +336,7 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
 
 #endif  // AVX3_DL
 
-#if HWY_ARCH_ARM_A64
+#if TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 // sdot on Arm: each int32 lane of B's vector (one column, four k) times the
 // quad of row i, picked by lane index from the vector that holds the quads
 // of all kQRows = 4 rows (no broadcasts). NEON needs the dot-product
@@ -330,7 +344,7 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
 // it only with Armv8.2, which every CPU that has it implements); SVE has
 // sdot in its base set. A pragma, not an attribute: it reaches the tile's
 // lambdas too.
-#if HWY_TARGET == HWY_NEON
+#if TENSOROPS_QGEMM_NEON_DOT && !defined(__ARM_FEATURE_DOTPROD)
 #pragma GCC push_options
 #pragma GCC target("arch=armv8.2-a+crypto+dotprod")
 #endif
@@ -421,10 +435,10 @@ HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t /*a_row_step*
                                  quads, row_sums, shifted_zero_points, column_terms, out, out_row,
                                  cols);
 }
-#if HWY_TARGET == HWY_NEON
+#if TENSOROPS_QGEMM_NEON_DOT && !defined(__ARM_FEATURE_DOTPROD)
 #pragma GCC pop_options
 #endif
-#endif  // HWY_ARCH_ARM_A64
+#endif  // TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 
 #if TENSOROPS_QGEMM_QUADS
 using QTileQuadsFn = void (*)(const uint8_t*, size_t, size_t, const uint8_t*, size_t, size_t,

@@ -67,6 +67,8 @@ struct Case {
   }
 
   TB BAt(size_t kk, size_t j) { return transpose_b ? b.at({j, kk}) : b.at({kk, j}); }
+  // Column j's scale, per tensor or per column.
+  float ScaleOf(size_t j) const { return sb[sb.size() == 1 ? 0 : j]; }
 
   int64_t Sum(size_t i, size_t j) {
     int64_t s = 0;
@@ -126,7 +128,6 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
   ForEachTarget([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
     TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
-    const std::vector<int32_t> no_bias;
     const QGemm op{.bias = seed % 2 == 0 ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>(),
                    .relu = relu};
     op(cs.a.ConstView(), sa, cs.za, w, sc, zc, c.View());
@@ -135,7 +136,7 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
         const int64_t acc = cs.Sum(i, j) + (seed % 2 == 0 ? cs.bias[j] : 0);
-        const TC want = RefRequantize<TC>(acc, sa, cs.sb[cs.sb.size() == 1 ? 0 : j], sc, zc, relu);
+        const TC want = RefRequantize<TC>(acc, sa, cs.ScaleOf(j), sc, zc, relu);
         inside += want > (relu ? zc : std::numeric_limits<TC>::min()) &&
                   want < std::numeric_limits<TC>::max();
         if (c.at({i, j}) != want && mismatches++ < 5) {
@@ -177,7 +178,7 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, uint64_t se
     const int64_t acc = cs.Sum(i, j) + (int_bias ? cs.bias[j] : 0);
     // volatile: the product is rounded before the bias is added, as the
     // kernel's tile stores it (a compiler may otherwise fuse the two).
-    const volatile float product = static_cast<float>(acc) * (sa * cs.sb[cs.sb.size() == 1 ? 0 : j]);
+    const volatile float product = static_cast<float>(acc) * (sa * cs.ScaleOf(j));
     float v = product;
     if (kStages) v = std::max(v + fbias[j], 0.0f) + residual.at({i, j});
     return RefConvert<TC>(v);

@@ -28,6 +28,7 @@ set(family_headers
   "tensorops::Nv12ToRgbKernel=tensorops/ops/nv12_to_rgb-inl.h"
   "tensorops::PermuteKernel=tensorops/ops/permute-inl.h"
   "tensorops::PoolKernel=tensorops/ops/pool-inl.h"
+  "tensorops::QAddKernel=tensorops/ops/qadd-inl.h"
   "tensorops::QConvKernel=tensorops/ops/qconv-inl.h"
   "tensorops::QGemmKernel=tensorops/ops/qgemm-inl.h"
   "tensorops::QGemmTileQuery=tensorops/ops/qgemm-inl.h"

@@ -32,6 +32,7 @@
 #include "tensorops/ops/nv12_to_rgb.h"
 #include "tensorops/ops/permute.h"
 #include "tensorops/ops/pool.h"
+#include "tensorops/ops/qadd.h"
 #include "tensorops/ops/qconv.h"
 #include "tensorops/ops/qgemm.h"
 #include "tensorops/ops/qpool.h"

@@ -32,6 +32,7 @@
 #include "tensorops/ops/nv12_to_rgb-inl.h"
 #include "tensorops/ops/permute-inl.h"
 #include "tensorops/ops/pool-inl.h"
+#include "tensorops/ops/qadd-inl.h"
 #include "tensorops/ops/qconv-inl.h"
 #include "tensorops/ops/qgemm-inl.h"
 #include "tensorops/ops/qpool-inl.h"

@@ -19,7 +19,8 @@
 // oneDNN's primitives (NHWC, weights reordered once, bias + ReLU post-op:
 // the closest fusion it offers per layer), and prints both sums.
 //
-// Usage: network [--runs N] [--net mobilenet_v2|shufflenet_v2|all]
+// Usage: network [--runs N] [--net mobilenet_v2|shufflenet_v2|mobilenet_v2_int8|all]
+// (the int8 network is bench/network_int8.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,6 +33,8 @@
 
 #include <tensorops/api.h>
 
+#include "network_int8.h"
+#include "network_model.h"
 #include "peers.h"
 
 namespace tensorops::bench {
@@ -95,25 +98,9 @@ double Apply(Act_ a, double v) {
 void AddConv(Net& net, const std::string& name, Slice in, Slice out, size_t k, size_t stride,
              size_t groups, Act_ act, const Act* residual = nullptr) {
   const size_t cin = in.c, cout = out.c, cg = cin / groups, taps = k * k;
-  auto weights = std::make_shared<std::vector<float>>(cout * cg * taps);
-  auto bias = std::make_shared<std::vector<float>>(cout);
-  std::normal_distribution<float> he(0.0f, std::sqrt(2.0f / static_cast<float>(cg * taps)));
-  for (float& v : *weights) v = he(net.rng);
-  // BatchNorm statistics, folded: w * scale per output channel, bias = shift.
-  std::vector<float> gamma(cout), beta(cout), mean(cout), var(cout), scale(cout), shift(cout);
-  std::uniform_real_distribution<float> around_one(0.7f, 1.3f);
-  std::normal_distribution<float> small(0.0f, 0.1f);
-  for (size_t o = 0; o < cout; ++o) {
-    gamma[o] = around_one(net.rng);
-    beta[o] = small(net.rng);
-    mean[o] = small(net.rng);
-    var[o] = around_one(net.rng);
-  }
-  FoldBatchNorm(gamma, beta, mean, var, 1e-5f, scale, shift);
-  for (size_t o = 0; o < cout; ++o) {
-    for (size_t i = 0; i < cg * taps; ++i) (*weights)[o * cg * taps + i] *= scale[o];
-    (*bias)[o] = shift[o];
-  }
+  FoldedConv folded = MakeFoldedConv(net.rng, cout, cg, taps);
+  auto weights = std::make_shared<std::vector<float>>(std::move(folded.weights));
+  auto bias = std::make_shared<std::vector<float>>(std::move(folded.bias));
   auto prepared = std::make_shared<ConvWeights<Nhwc>>(
       TensorView<const float, Strided<>>(weights->data(), {cout, cg, k, k}), groups);
   const size_t pad = k / 2;
@@ -291,10 +278,8 @@ void AddHead(Net& net, Slice in, size_t classes, Head& head) {
 void BuildMobileNetV2(Net& net, Act& image, Head& head) {
   Act* x = &net.NewAct(112, 112, 32);
   AddConv(net, "stem 3x3 s2 3->32", image, *x, 3, 2, 1, Act_::kRelu6);
-  const size_t settings[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
-                                 {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   size_t block = 0;
-  for (const auto& s : settings) {
+  for (const auto& s : kMobileNetV2Blocks) {
     for (size_t i = 0; i < s[2]; ++i) {
       const size_t stride = i == 0 ? s[3] : 1;
       const size_t cin = x->c, hidden = cin * s[0], cout = s[1];
@@ -465,6 +450,7 @@ int main(int argc, char** argv) {
   try {
     if (which == "all" || which == "mobilenet_v2") failures += tensorops::bench::RunNet("mobilenet_v2", runs);
     if (which == "all" || which == "shufflenet_v2") failures += tensorops::bench::RunNet("shufflenet_v2", runs);
+    if (which == "all" || which == "mobilenet_v2_int8") failures += tensorops::bench::RunMobileNetV2Int8(runs);
   } catch (const tensorops::Error& e) {
     std::fprintf(stderr, "tensorops error: %s\n", e.what());
     return 1;

@@ -221,6 +221,20 @@ TEST_CASE("QConv: auto_pad, rectangles, odd and size-1 shapes, batches, wide cha
   CheckBothLayouts({1, 2, 2, 2, 3, 1, 1, 1}, QConv{.strides = {2, 2}, .pads = {1, 1, 1, 1}}, seed);
 }
 
+TEST_CASE("QConv: NHWC depthwise rows run four outputs at a time between the borders", "[quant]") {
+  // Rows with several blocks of four interior outputs and a remainder, a
+  // channel count that ends in a partial vector, 3x3 and 5x5 at stride 1 and
+  // 2, rows with and without vertical padding, a padded x.
+  uint64_t seed = 1500;
+  for (const Shape& s : std::vector<Shape>{{1, 40, 7, 19, 40, 40, 3, 3}, {1, 21, 8, 23, 21, 21, 5, 5}}) {
+    for (size_t st : {1, 2}) {
+      const size_t p = s.kw / 2;
+      CheckTypes<Nhwc>(s, QConv{.strides = {st, st}, .pads = {p, p, p, p}}, seed, {0, 1, 2, 3});
+      seed += 4;
+    }
+  }
+}
+
 TEST_CASE("QConv: padded pitches and sub-views", "[quant]") {
   uint64_t seed = 2000;
   for (const Shape& s : std::vector<Shape>{{2, 5, 9, 13, 7, 1, 3, 3},

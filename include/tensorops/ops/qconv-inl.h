@@ -210,6 +210,63 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     QStoreSums(d32, sum, mv, zy, low, y, step, count);
   }
 
+  // Four neighbouring outputs of an NHWC depthwise row whose taps are all
+  // inside the input in width (kS: stride, kK: kernel width, dilation 1):
+  // each tap's weights are loaded once for the four, and the four outputs'
+  // taps of one kernel row read 3 kS + kK input columns, each converted to
+  // float once (the repeated loads below are the same expression, which the
+  // compiler merges). x0 is the first tap row's first column, w0 its weights;
+  // `sums` each channel's sum of w - zw over the rows inside the input.
+  template <size_t kS, size_t kK>
+  static HWY_NOINLINE void DepthwiseNhwcBlock(const Job& job, const TX* x0, const float* w0, size_t rows,
+                                              const float* sums, const float* m, TY* y0) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<int32_t, decltype(df)> d32;
+    const hn::Rebind<TX, decltype(df)> dx;
+    const size_t lanes = hn::Lanes(df);
+    const size_t channels = job.out_channels;
+    const size_t row_step = job.h.dilation * job.x_stride[2], col_step = job.x_stride[3];
+    const size_t out_step = job.y_stride[3], c_step = job.y_stride[1];
+    const auto vzx = hn::Set(df, static_cast<float>(job.zx));
+    const float zy = static_cast<float>(job.zy);
+    const float low = QOutputLow<TY>(job.zy, job.relu);
+    for (size_t c_next = 0; c_next < channels; c_next += lanes) {
+      const size_t c = HWY_MIN(c_next, channels - lanes);  // the last vector ends at the last channel
+      auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+      for (size_t i = 0; i < rows; ++i) {
+        const TX* px = detail::AdvanceBytes(x0, i * row_step) + c;
+        const float* pw = w0 + i * kK * channels + c;
+        const auto x = [&](size_t column) {
+          return hn::ConvertTo(df, hn::PromoteTo(d32, hn::LoadU(dx, detail::AdvanceBytes(px, column * col_step))));
+        };
+        const auto tap = [&](auto j_tag) {
+          constexpr size_t kJ = decltype(j_tag)::value;
+          const auto wv = hn::LoadU(df, pw + kJ * channels);
+          a0 = hn::MulAdd(wv, x(kJ), a0);
+          a1 = hn::MulAdd(wv, x(kS + kJ), a1);
+          a2 = hn::MulAdd(wv, x(2 * kS + kJ), a2);
+          a3 = hn::MulAdd(wv, x(3 * kS + kJ), a3);
+        };
+        tap(std::integral_constant<size_t, 0>());
+        tap(std::integral_constant<size_t, 1>());
+        tap(std::integral_constant<size_t, 2>());
+        if constexpr (kK == 5) {
+          tap(std::integral_constant<size_t, 3>());
+          tap(std::integral_constant<size_t, 4>());
+        }
+      }
+      const auto w_sum = hn::LoadU(df, sums + c);
+      const auto finish = [&](hn::Vec<decltype(df)> acc, size_t p) {
+        FinishFloat(df, hn::NegMulAdd(vzx, w_sum, acc), job.bias, m, c, zy, low,
+                    detail::AdvanceBytes(y0, p * out_step + c * c_step), c_step, lanes, true);
+      };
+      finish(a0, 0);
+      finish(a1, 1);
+      finish(a2, 2);
+      finish(a3, 3);
+    }
+  }
+
   // NHWC, channels across float lanes: for each output pixel, vectors of
   // channels (up to four at a time: independent chains) summed over the taps
   // inside the input, + bias, then requantized with each channel's
@@ -226,8 +283,9 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     const size_t lanes = hn::Lanes(df);
     const size_t channels = job.out_channels;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
-    float* m = detail::GemmThreadScratch(2 * channels * sizeof(float));
-    float* full_sums = m + channels;  // each channel's sum of w - zw over all taps
+    float* m = detail::GemmThreadScratch(3 * channels * sizeof(float));
+    float* full_sums = m + channels;      // each channel's sum of w - zw over all taps
+    float* row_sums = full_sums + channels;  // over the taps of the rows inside the input
     if constexpr (kRequantize) Multipliers(job, 0, channels, m);
     for (size_t c = 0; c < channels; ++c) {
       float sum = 0.0f;
@@ -243,10 +301,48 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     const auto load_x = [&](const TX* p, size_t count) {
       return hn::ConvertTo(df, hn::PromoteTo(d32, LoadUpTo(dx, p, count)));
     };
+    // Outputs [inner_begin, inner_end) have every tap column inside the
+    // input; 3x3 and 5x5 kernels of stride 1 or 2 run them four at a time.
+    size_t inner_begin = 0, inner_end = 0;
+    const bool blocked = channels >= lanes && job.w.dilation == 1 && (kw == 3 || kw == 5) &&
+                         (job.w.stride == 1 || job.w.stride == 2);
+    if (blocked) {
+      while (inner_begin < job.w.out && job.w.FirstTap(inner_begin) != 0) ++inner_begin;
+      inner_end = inner_begin;
+      while (inner_end < job.w.out && job.w.FirstTap(inner_end) == 0 && job.w.EndTap(inner_end) == kw) {
+        ++inner_end;
+      }
+    }
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
+      const float* sums = full_sums;
+      if (blocked && (i0 != 0 || i1 != kh)) {
+        for (size_t c = 0; c < channels; ++c) {
+          float sum = 0.0f;
+          for (size_t t = i0 * kw; t < i1 * kw; ++t) sum += job.depthwise[t * channels + c];
+          row_sums[c] = sum;
+        }
+        sums = row_sums;
+      }
       for (size_t ow = 0; ow < job.w.out; ++ow) {
+        if (blocked && ow >= inner_begin && ow + 4 <= inner_end && i0 < i1) {
+          const TX* x0 = XAt(job, n, 0,
+                             static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation)),
+                             static_cast<size_t>(job.w.Start(ow)));
+          const float* w0 = job.depthwise + i0 * kw * channels;
+          const auto block = [&](auto stride, auto taps) {
+            DepthwiseNhwcBlock<decltype(stride)::value, decltype(taps)::value>(
+                job, x0, w0, i1 - i0, sums, m, YAt(job, n, 0, oh, ow));
+          };
+          if (kw == 3) {
+            job.w.stride == 1 ? block(std::integral_constant<size_t, 1>(), std::integral_constant<size_t, 3>()) : block(std::integral_constant<size_t, 2>(), std::integral_constant<size_t, 3>());
+          } else {
+            job.w.stride == 1 ? block(std::integral_constant<size_t, 1>(), std::integral_constant<size_t, 5>()) : block(std::integral_constant<size_t, 2>(), std::integral_constant<size_t, 5>());
+          }
+          ow += 3;
+          continue;
+        }
         const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
         TY* y = YAt(job, n, 0, oh, ow);
         // The first tap inside the input; tap (i, j) is (i - i0) row steps

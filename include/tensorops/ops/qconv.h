@@ -19,8 +19,10 @@
 // - depthwise (one input and one output channel per group, up to 256 taps):
 //   a direct kernel adding (x - zx)(w - zw) tap by tap in float lanes, where
 //   every product and partial sum is an integer below 2^24 and so exact;
-//   NHWC has channels across lanes, NCHW output columns across lanes over a
-//   padded copy of each plane split by stride phase (Conv's scheme).
+//   NHWC has channels across lanes (3x3 and 5x5 rows of stride 1 or 2 run
+//   four outputs at a time between the borders), NCHW output columns across
+//   lanes over a padded copy of each plane split by stride phase (Conv's
+//   scheme).
 // - anything else: QGemm's kernels per group (int16 pairs, or VNNI on
 //   AVX3_DL) on rows of patches (pixels x kH kW Cg, taps outer) built for a
 //   block of output pixels at a time, padding written as zx; a 1x1 stride-1

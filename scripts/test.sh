@@ -73,7 +73,7 @@ sanitize() {
 fuzz() {
   echo "== fuzz: build (in build/sanitize), run ${FUZZ_SECONDS:-15} s per target"
   sanitize_configure || return 1
-  targets="fuzz_view fuzz_ops fuzz_gather fuzz_onnx_reader"
+  targets="fuzz_view fuzz_ops fuzz_gather fuzz_onnx_reader fuzz_quant"
   cmake --build build/sanitize -j"$jobs" --target $targets || return 1
   for t in $targets; do
     scratch=$(mktemp -d)

@@ -13,102 +13,34 @@
 #include <tensorops/tensorops.h>
 
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_shapes.h"
 
 namespace {
 
-using tensorops::Dims;
-using tensorops::Pitches;
 using tensorops::Strided;
 using tensorops::TensorView;
+using tensorops::fuzz::Buffer;
 using tensorops::fuzz::FuzzInput;
-
-constexpr float kGuard = -7777.0f;
-
-struct Buffer {
-  std::vector<float> bytes;
-  explicit Buffer(size_t floats) : bytes(floats + 16, kGuard) {}
-  float* data() { return bytes.data() + 8; }
-  bool Untouched() const {
-    for (float v : bytes) {
-      if (v != kGuard) return false;
-    }
-    return true;
-  }
-  bool GuardsIntact(size_t floats) const {
-    for (size_t i = 0; i < 8; ++i) {
-      if (bytes[i] != kGuard || bytes[8 + floats + i] != kGuard) return false;
-    }
-    return true;
-  }
-};
-
-// Dims of rank 1..4 (sizes 0..6) and pitches that are dense, padded, or junk.
-struct Shape {
-  size_t rank = 1;
-  size_t dims[4] = {1, 1, 1, 1};
-  size_t pitches[4] = {};
-  size_t floats = 0;  // buffer floats: enough for pitches[0] bytes
-};
-
-Shape MakeShape(FuzzInput& in) {
-  Shape s;
-  s.rank = in.Range(1, 4);
-  for (size_t i = 0; i < s.rank; ++i) s.dims[i] = in.Range(0, 6);
-  const uint8_t mode = in.Take<uint8_t>() % 4;
-  size_t inner = 4;
-  for (size_t i = s.rank; i-- > 0;) {
-    const size_t pad = mode == 1 ? in.Range(0, 2) : 0;
-    s.pitches[i] = mode == 3 ? in.Range(0, 200) * 4 : (s.dims[i] + pad) * inner;
-    inner = s.pitches[i];
-  }
-  s.floats = s.pitches[0] / 4 + 1;  // at most (6 + 2)^4 floats + 1
-  return s;
-}
-
-Dims DimsOf(const Shape& s) { return Dims::FromArray(s.dims, s.rank); }
-Pitches PitchesOf(const Shape& s) { return Pitches::FromArray(s.pitches, s.rank); }
+using tensorops::fuzz::MakeShape;
+using tensorops::fuzz::Shape;
 
 void Fill(float* p, size_t n, FuzzInput& in) {
   for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(static_cast<int8_t>(in.Take<uint8_t>())) * 0.125f;
 }
 
-template <class Fn>
-void ForEach(const Shape& s, const Fn& fn) {
-  size_t count = 1;
-  for (size_t i = 0; i < s.rank; ++i) count *= s.dims[i];
-  size_t idx[4] = {};
-  for (size_t n = 0; n < count; ++n) {
-    size_t rem = n;
-    for (size_t i = s.rank; i-- > 0;) {
-      idx[i] = rem % s.dims[i];
-      rem /= s.dims[i];
-    }
-    fn(idx);
-  }
-}
-
-size_t Offset(const Shape& s, const size_t* idx) {  // in floats
-  size_t bytes = 0;
-  for (size_t i = 0; i < s.rank; ++i) bytes += idx[i] * (i + 1 < s.rank ? s.pitches[i + 1] : 4);
-  return bytes / 4;
-}
-
 void FuzzOne(FuzzInput& in) {
-  const Shape a = MakeShape(in);
-  const Shape o = in.Take<uint8_t>() % 4 == 0 ? MakeShape(in) : a;
-  std::vector<float> src(a.floats);
+  const Shape a = MakeShape(in, sizeof(float));
+  const Shape o = in.Take<uint8_t>() % 4 == 0 ? MakeShape(in, sizeof(float)) : a;
+  std::vector<float> src(a.elements);
   Fill(src.data(), src.size(), in);
-  Buffer out(o.floats);
+  Buffer<float> out(o.elements);
   const uint8_t op = in.Take<uint8_t>() % 7;
   const int axis = static_cast<int>(in.Range(0, 10)) - 5;
   const size_t lrn_size = in.Range(0, 7);
-  // Pooling's window: each parameter 0..7 (0 is invalid for kernel, stride
-  // and dilation), pads 0..7, every auto_pad.
-  const tensorops::Size2 kernel{in.Range(0, 7), in.Range(0, 7)};
-  const tensorops::Size2 strides{in.Range(0, 7), in.Range(0, 7)};
-  const tensorops::Size2 dilations{in.Range(0, 7), in.Range(0, 7)};
-  const tensorops::Pads2 pads{in.Range(0, 7), in.Range(0, 7), in.Range(0, 7), in.Range(0, 7)};
-  const auto auto_pad = static_cast<tensorops::AutoPad>(in.Range(0, 3));
+  const tensorops::fuzz::Window window = tensorops::fuzz::TakeWindow(in);
+  const tensorops::Size2 kernel = window.kernel, strides = window.strides, dilations = window.dilations;
+  const tensorops::Pads2 pads = window.pads;
+  const tensorops::AutoPad auto_pad = window.auto_pad;
   const bool ceil_mode = in.Range(0, 1) == 1;
   const bool count_include_pad = in.Range(0, 1) == 1;
   // Conv's weights (O x Cg x kernel) and group, each 0..6.
@@ -117,8 +49,8 @@ void FuzzOne(FuzzInput& in) {
   Fill(conv_w.data(), conv_w.size(), in);
   bool threw = false;
   try {
-    const TensorView<const float, Strided<>> x(src.data(), DimsOf(a), PitchesOf(a));
-    const TensorView<float, Strided<>> y(out.data(), DimsOf(o), PitchesOf(o));
+    const TensorView<const float, Strided<>> x(src.data(), a.Dims(), a.Pitches());
+    const TensorView<float, Strided<>> y(out.data(), o.Dims(), o.Pitches());
     switch (op) {
       case 0: tensorops::Unary<tensorops::UnaryKind::kAbs>{}(x, y); break;
       case 1: tensorops::Eltwise<tensorops::EltwiseKind::kMax>{}(x, x, y); break;
@@ -126,8 +58,8 @@ void FuzzOne(FuzzInput& in) {
       case 3: {
         if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: LRN needs 4-D");
         tensorops::Lrn{.size = lrn_size, .alpha = 0.5f}(
-            TensorView<const float, tensorops::Nchw>(src.data(), DimsOf(a), PitchesOf(a)),
-            TensorView<float, tensorops::Nchw>(out.data(), DimsOf(o), PitchesOf(o)));
+            TensorView<const float, tensorops::Nchw>(src.data(), a.Dims(), a.Pitches()),
+            TensorView<float, tensorops::Nchw>(out.data(), o.Dims(), o.Pitches()));
         break;
       }
       case 6: {
@@ -137,14 +69,14 @@ void FuzzOne(FuzzInput& in) {
             group);
         tensorops::Conv{.strides = strides, .dilations = dilations, .pads = pads, .auto_pad = auto_pad,
                         .group = group}(
-            TensorView<const float, tensorops::Nchw>(src.data(), DimsOf(a), PitchesOf(a)), w,
-            TensorView<float, tensorops::Nchw>(out.data(), DimsOf(o), PitchesOf(o)));
+            TensorView<const float, tensorops::Nchw>(src.data(), a.Dims(), a.Pitches()), w,
+            TensorView<float, tensorops::Nchw>(out.data(), o.Dims(), o.Pitches()));
         break;
       }
       default: {
         if (a.rank != 4 || o.rank != 4) throw tensorops::Error(tensorops::ErrorCode::kBadRank, "fuzz: pooling needs 4-D");
-        const TensorView<const float, tensorops::Nchw> px(src.data(), DimsOf(a), PitchesOf(a));
-        const TensorView<float, tensorops::Nchw> py(out.data(), DimsOf(o), PitchesOf(o));
+        const TensorView<const float, tensorops::Nchw> px(src.data(), a.Dims(), a.Pitches());
+        const TensorView<float, tensorops::Nchw> py(out.data(), o.Dims(), o.Pitches());
         if (op == 4) {
           tensorops::MaxPool{kernel, strides, dilations, pads, auto_pad, ceil_mode}(px, py);
         } else {
@@ -160,10 +92,10 @@ void FuzzOne(FuzzInput& in) {
     TENSOROPS_FUZZ_CHECK(out.Untouched());
     return;
   }
-  TENSOROPS_FUZZ_CHECK(out.GuardsIntact(o.floats));
+  TENSOROPS_FUZZ_CHECK(out.GuardsIntact(o.elements));
   // Success: shapes agree; compare with the reference.
-  ForEach(o, [&](const size_t* idx) {
-    const float got = out.data()[Offset(o, idx)];
+  o.ForEach([&](const size_t* idx) {
+    const float got = out.data()[o.Offset(idx)];
     // Eltwise broadcasts a to o (ranks right-aligned, dims of 1 stretch);
     // the other ops require equal dims, so this is idx itself for them.
     size_t aidx[4] = {};
@@ -173,23 +105,8 @@ void FuzzOne(FuzzInput& in) {
     }
     double want = 0, tol = 0;
     if (op >= 4) {  // pooling and Conv
-      // The window of output (oh, ow), resolved as ONNX states it.
-      const auto resolve = [&](size_t in_size, size_t k, size_t s, size_t d, size_t b, size_t e,
-                               size_t& begin, size_t& end) {
-        const size_t extent = d * (k - 1) + 1;
-        if (auto_pad == tensorops::AutoPad::kSameUpper || auto_pad == tensorops::AutoPad::kSameLower) {
-          const size_t out_size = (in_size + s - 1) / s;
-          const size_t reach = (out_size - 1) * s + extent;
-          const size_t total = reach > in_size ? reach - in_size : 0;
-          b = auto_pad == tensorops::AutoPad::kSameUpper ? total / 2 : total - total / 2;
-          e = total - b;
-        }
-        begin = b;
-        end = e;
-      };
-      size_t pt, pb, pl, pr;
-      resolve(a.dims[2], kernel.h, strides.h, dilations.h, pads.top, pads.bottom, pt, pb);
-      resolve(a.dims[3], kernel.w, strides.w, dilations.w, pads.left, pads.right, pl, pr);
+      const tensorops::Pads2 resolved = window.Resolve(a.dims[2], a.dims[3]);
+      const size_t pt = resolved.top, pb = resolved.bottom, pl = resolved.left, pr = resolved.right;
       if (op == 6) {  // Conv: output channel idx[1] of group g reads that group's channels
         const size_t og = conv_out / group, g = idx[1] / og;
         double sum = 0, abs_sum = 0;
@@ -201,7 +118,7 @@ void FuzzOne(FuzzInput& in) {
               if (y < 0 || x < 0 || y >= static_cast<int64_t>(a.dims[2]) || x >= static_cast<int64_t>(a.dims[3])) continue;
               size_t k[4] = {idx[0], g * conv_per_group + c, static_cast<size_t>(y), static_cast<size_t>(x)};
               const double t = static_cast<double>(conv_w[((idx[1] * conv_per_group + c) * kernel.h + i) * kernel.w + j]) *
-                               src[Offset(a, k)];
+                               src[a.Offset(k)];
               sum += t;
               abs_sum += std::fabs(t);
             }
@@ -220,7 +137,7 @@ void FuzzOne(FuzzInput& in) {
           padded += y < static_cast<int64_t>(a.dims[2] + pb) && x < static_cast<int64_t>(a.dims[3] + pr);
           if (y < 0 || x < 0 || y >= static_cast<int64_t>(a.dims[2]) || x >= static_cast<int64_t>(a.dims[3])) continue;
           size_t k[4] = {idx[0], idx[1], static_cast<size_t>(y), static_cast<size_t>(x)};
-          const double v = src[Offset(a, k)];
+          const double v = src[a.Offset(k)];
           best = std::fmax(best, v);
           sum += v;
           abs_sum += std::fabs(v);
@@ -234,7 +151,7 @@ void FuzzOne(FuzzInput& in) {
       TENSOROPS_FUZZ_CHECK(std::fabs(got - want) <= slack);
       return;
     }
-    const float xv = src[Offset(a, aidx)];
+    const float xv = src[a.Offset(aidx)];
     if (op <= 1) {
       want = std::fabs(xv);
       if (op == 1) want = xv;
@@ -242,8 +159,8 @@ void FuzzOne(FuzzInput& in) {
       const size_t ax = static_cast<size_t>(axis < 0 ? axis + static_cast<int>(a.rank) : axis);
       size_t k[4] = {idx[0], idx[1], idx[2], idx[3]};
       double m = -INFINITY, sum = 0;
-      for (k[ax] = 0; k[ax] < a.dims[ax]; ++k[ax]) m = std::fmax(m, src[Offset(a, k)]);
-      for (k[ax] = 0; k[ax] < a.dims[ax]; ++k[ax]) sum += std::exp(src[Offset(a, k)] - m);
+      for (k[ax] = 0; k[ax] < a.dims[ax]; ++k[ax]) m = std::fmax(m, src[a.Offset(k)]);
+      for (k[ax] = 0; k[ax] < a.dims[ax]; ++k[ax]) sum += std::exp(src[a.Offset(k)] - m);
       want = std::exp(xv - m) / sum;
       tol = 1e-5;
     } else {
@@ -252,7 +169,7 @@ void FuzzOne(FuzzInput& in) {
       double sum = 0;
       for (size_t c = idx[1] >= lo ? idx[1] - lo : 0; c <= idx[1] + hi && c < a.dims[1]; ++c) {
         k[1] = c;
-        sum += static_cast<double>(src[Offset(a, k)]) * src[Offset(a, k)];
+        sum += static_cast<double>(src[a.Offset(k)]) * src[a.Offset(k)];
       }
       want = xv * std::pow(1.0 + 0.5 / static_cast<double>(lrn_size) * sum, -0.75);
       tol = 1e-5;

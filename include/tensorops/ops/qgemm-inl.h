@@ -93,6 +93,12 @@ HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 // B is signed for both.
 inline constexpr bool kQuadsSignedA = HWY_ARCH_ARM_A64 != 0;
 
+// Whether this target may run the int16-pairs tile: not where the byte-quad
+// tile always runs (AVX3_DL, SVE), so those do not compile it; NEON with the
+// dot product decides at run time.
+inline constexpr bool kQMayUsePairs =
+    !((HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) || TENSOROPS_QGEMM_SVE);
+
 HWY_INLINE QGemmFormat QFormatHere() {
 #if TENSOROPS_QGEMM_NEON_DOT
 #if defined(__ARM_FEATURE_DOTPROD)
@@ -557,7 +563,6 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   } else if constexpr (kRequantize) {
     QMultipliers(job.a_scale, job.b_scale, job.b_scale_per_column, job.c_scale, job.n, multiplier);
   }
-  static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
   const bool quads = QFormatHere() == QGemmFormat::kQuads8;
 #if TENSOROPS_QGEMM_QUADS
   static constexpr auto kTilesQuads = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
@@ -592,7 +597,9 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
 #if TENSOROPS_QGEMM_QUADS
     if (quads && !in_place) PackQAQuads(a_block, job.a_row_bytes, rows_block, job.k, groups, a_pack, row_sums);
 #endif
-    if (!quads) PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
+    if constexpr (kQMayUsePairs) {
+      if (!quads) PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
+    }
     for (size_t jr = 0; jr < job.n; jr += nr) {
       const size_t cols = HWY_MIN(nr, job.n - jr);
       const size_t vecs = (cols + lanes - 1) / lanes;
@@ -612,10 +619,13 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
                                           column_terms + jr, out, out_row, cols);
         }
 #endif
-        if (!quads) {
-          kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups),
-                                     4 * groups, reinterpret_cast<const int16_t*>(b_panel), nr,
-                                     groups, out, out_row, cols);
+        if constexpr (kQMayUsePairs) {
+          static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
+          if (!quads) {
+            kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups),
+                                       4 * groups, reinterpret_cast<const int16_t*>(b_panel), nr,
+                                       groups, out, out_row, cols);
+          }
         }
         if (direct) continue;
         const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + jr;

@@ -97,13 +97,15 @@ void FuzzQAdd(FuzzInput& in) {
   // qadd.h's fixed point, derived here on its own.
   const double ra = static_cast<double>(sa) / sy, rb = static_cast<double>(sb) / sy;
   int shift = 31;
-  while (shift > 1 && (std::nearbyint(std::ldexp(ra, shift)) >= 0x1p21 || std::nearbyint(std::ldexp(rb, shift)) >= 0x1p21)) {
-    --shift;
-  }
+  const auto fits = [&](int s) {
+    return std::nearbyint(std::ldexp(ra, s)) < 0x1p21 && std::nearbyint(std::ldexp(rb, s)) < 0x1p21;
+  };
+  while (shift > 1 && !fits(shift)) --shift;
   const auto ma = static_cast<int64_t>(std::nearbyint(std::ldexp(ra, shift)));
   const auto mb = static_cast<int64_t>(std::nearbyint(std::ldexp(rb, shift)));
   o.ForEach([&](const size_t* idx) {
-    const int64_t t = (va[a.BroadcastOffset(idx, o)] - int64_t{za}) * ma + (vb[b.BroadcastOffset(idx, o)] - int64_t{zb}) * mb;
+    const int64_t t = (va[a.BroadcastOffset(idx, o)] - int64_t{za}) * ma +
+                      (vb[b.BroadcastOffset(idx, o)] - int64_t{zb}) * mb;
     double want = std::nearbyint(std::ldexp(static_cast<double>(t), -shift)) + zy;
     if (relu && want < zy) want = zy;
     TENSOROPS_FUZZ_CHECK(out.data()[o.Offset(idx)] == Saturate<uint8_t>(want));

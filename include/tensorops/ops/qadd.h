@@ -104,7 +104,9 @@ struct QAdd {
       if (detail::Overlaps(in, y) && !detail::SameView(in, y)) {
         detail::Fail(ErrorCode::kAliasing, "QAdd: ", name, " overlaps y without being the same view");
       }
-      if (in.data() == nullptr && in.ElementCount() != 0) detail::Fail(ErrorCode::kNullPointer, "QAdd: ", name, " data is null");
+      if (in.data() == nullptr && in.ElementCount() != 0) {
+        detail::Fail(ErrorCode::kNullPointer, "QAdd: ", name, " data is null");
+      }
     };
     check_input(a, "a");
     check_input(b, "b");

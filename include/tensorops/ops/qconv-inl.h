@@ -335,10 +335,14 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
             DepthwiseNhwcBlock<decltype(stride)::value, decltype(taps)::value>(
                 job, x0, w0, i1 - i0, sums, m, YAt(job, n, 0, oh, ow));
           };
+          using Stride1 = std::integral_constant<size_t, 1>;
+          using Stride2 = std::integral_constant<size_t, 2>;
+          using Taps3 = std::integral_constant<size_t, 3>;
+          using Taps5 = std::integral_constant<size_t, 5>;
           if (kw == 3) {
-            job.w.stride == 1 ? block(std::integral_constant<size_t, 1>(), std::integral_constant<size_t, 3>()) : block(std::integral_constant<size_t, 2>(), std::integral_constant<size_t, 3>());
+            job.w.stride == 1 ? block(Stride1(), Taps3()) : block(Stride2(), Taps3());
           } else {
-            job.w.stride == 1 ? block(std::integral_constant<size_t, 1>(), std::integral_constant<size_t, 5>()) : block(std::integral_constant<size_t, 2>(), std::integral_constant<size_t, 5>());
+            job.w.stride == 1 ? block(Stride1(), Taps5()) : block(Stride2(), Taps5());
           }
           ow += 3;
           continue;

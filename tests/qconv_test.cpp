@@ -235,6 +235,35 @@ TEST_CASE("QConv: NHWC depthwise rows run four outputs at a time between the bor
   }
 }
 
+TEST_CASE("QConv: a depthwise bias too large for float sums is added as an integer", "[quant]") {
+  // 16 channels of ones, 3x3 weights of ones, m = 2^-24 exactly. Middle row,
+  // inside: acc = 9, acc + bias = 41943043, which float rounds to 41943044:
+  // 2.5000002 -> 3. Adding float(bias) (41943032) to 9 would round to
+  // 41943040: 2.5 -> 2. Elsewhere acc is 6 or 4: 2.5 or below -> 2.
+  const std::vector<uint8_t> x(3 * 8 * 16, 1);
+  const std::vector<int8_t> w(16 * 9, 1);
+  const std::vector<int32_t> bias(16, 41943034);
+  ForEachTarget([&](int64_t) {
+    const QConvWeights<Nhwc, int8_t> weights(TensorView<const int8_t, Strided<>>(w.data(), {16, 1, 3, 3}),
+                                             std::vector<float>{0x1p-12f}, std::vector<int8_t>{0}, 16);
+    std::vector<uint8_t> y(3 * 8 * 16, 0);
+    QConv{.pads = {1, 1, 1, 1}, .group = 16, .bias = bias}(
+        TensorView<const uint8_t, Nhwc>(x.data(), {1, 3, 8, 16}), 1.0f, uint8_t{0}, weights, 4096.0f, uint8_t{0},
+        TensorView<uint8_t, Nhwc>(y.data(), {1, 3, 8, 16}));
+    size_t failures = 0;
+    for (size_t oh = 0; oh < 3; ++oh) {
+      for (size_t ow = 0; ow < 8; ++ow) {
+        const int want = oh == 1 && ow >= 1 && ow <= 6 ? 3 : 2;
+        for (size_t c = 0; c < 16; ++c) {
+          const int got = y[(oh * 8 + ow) * 16 + c];
+          if (got != want && failures++ < 5) FAIL_CHECK("(" << oh << ", " << ow << ", " << c << ") " << got);
+        }
+      }
+    }
+    CHECK(failures == 0);
+  });
+}
+
 TEST_CASE("QConv: padded pitches and sub-views", "[quant]") {
   uint64_t seed = 2000;
   for (const Shape& s : std::vector<Shape>{{2, 5, 9, 13, 7, 1, 3, 3},

@@ -47,25 +47,21 @@ HWY_INLINE void QMultipliers(float sa, const float* sb, bool per_column, float s
   }
 }
 
-// count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC
-// saturate(round_half_even(float(sum) * m) + zc) clamped below at `low`;
-// for int32 the sums themselves.
-template <class TC, class D>
-HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> m, float zc, float low,
-                           TC* out, size_t step, size_t count) {
-  const hn::Rebind<TC, D> dc;
-  const auto v = [&] {
-    if constexpr (hwy::IsSame<TC, int32_t>()) {
-      (void)m, (void)zc, (void)low;
-      return sum;
-    } else {
-      const hn::Rebind<float, D> df;
-      constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
-      auto f = hn::Add(hn::Round(hn::Mul(hn::ConvertTo(df, sum), m)), hn::Set(df, zc));
-      f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
-      return hn::DemoteTo(dc, hn::NearestInt(f));
-    }
-  }();
+// saturate(round_half_even(sum * m) + zc) clamped below at `low`, in TC's
+// lanes, from sums in float (exact integers, or float(int32 sums)).
+template <class TC, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<TC, DF>> QRequantize(DF df, hn::Vec<DF> sum, hn::Vec<DF> m, float zc, float low) {
+  const hn::Rebind<TC, DF> dc;
+  constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
+  auto f = hn::Add(hn::Round(hn::Mul(sum, m)), hn::Set(df, zc));
+  f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
+  return hn::DemoteTo(dc, hn::NearestInt(f));
+}
+
+// count lanes of v to out, `step` bytes apart.
+template <class DC>
+HWY_INLINE void QStoreLanes(DC dc, hn::Vec<DC> v, hn::TFromD<DC>* out, size_t step, size_t count) {
+  using TC = hn::TFromD<DC>;
   if (step == sizeof(TC)) {
     StoreUpTo(v, dc, out, count);
     return;
@@ -74,6 +70,22 @@ HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> 
   HWY_ALIGN TC lanes[HWY_MAX_BYTES / sizeof(int32_t)];
   hn::Store(v, dc, lanes);
   for (size_t i = 0; i < count; ++i) *detail::AdvanceBytes(out, i * step) = lanes[i];
+}
+
+// count outputs, `step` bytes apart, from int32 sums: for a uint8/int8 TC
+// saturate(round_half_even(float(sum) * m) + zc) clamped below at `low`;
+// for int32 the sums themselves.
+template <class TC, class D>
+HWY_INLINE void QStoreSums(D d32, hn::Vec<D> sum, hn::Vec<hn::Rebind<float, D>> m, float zc, float low,
+                           TC* out, size_t step, size_t count) {
+  const hn::Rebind<TC, D> dc;
+  if constexpr (hwy::IsSame<TC, int32_t>()) {
+    (void)m, (void)zc, (void)low;
+    QStoreLanes(dc, sum, out, step, count);
+  } else {
+    const hn::Rebind<float, D> df;
+    QStoreLanes(dc, QRequantize<TC>(df, hn::ConvertTo(df, sum), m, zc, low), out, step, count);
+  }
   (void)d32;
 }
 

@@ -218,8 +218,11 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
   // compiler merges). x0 is the first tap row's first column, w0 its weights;
   // `sums` each channel's sum of w - zw over the rows inside the input.
   template <size_t kS, size_t kK>
+  // float_bias: the bias as floats where every sum plus it is exact in float
+  // (then the store adds it in float lanes), else null.
   static HWY_NOINLINE void DepthwiseNhwcBlock(const Job& job, const TX* x0, const float* w0, size_t rows,
-                                              const float* sums, const float* m, TY* y0) {
+                                              const float* sums, const float* m, const float* float_bias,
+                                              TY* y0) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<int32_t, decltype(df)> d32;
     const hn::Rebind<TX, decltype(df)> dx;
@@ -257,8 +260,17 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
       }
       const auto w_sum = hn::LoadU(df, sums + c);
       const auto finish = [&](hn::Vec<decltype(df)> acc, size_t p) {
-        FinishFloat(df, hn::NegMulAdd(vzx, w_sum, acc), job.bias, m, c, zy, low,
-                    detail::AdvanceBytes(y0, p * out_step + c * c_step), c_step, lanes, true);
+        TY* y = detail::AdvanceBytes(y0, p * out_step + c * c_step);
+        acc = hn::NegMulAdd(vzx, w_sum, acc);
+        if constexpr (kRequantize) {
+          if (float_bias != nullptr) {
+            const hn::Rebind<TY, decltype(df)> dy;
+            const auto sum = hn::Add(acc, hn::LoadU(df, float_bias + c));
+            QStoreLanes(dy, QRequantize<TY>(df, sum, hn::LoadU(df, m + c), zy, low), y, c_step, lanes);
+            return;
+          }
+        }
+        FinishFloat(df, acc, job.bias, m, c, zy, low, y, c_step, lanes, true);
       };
       finish(a0, 0);
       finish(a1, 1);
@@ -283,9 +295,28 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     const size_t lanes = hn::Lanes(df);
     const size_t channels = job.out_channels;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
-    float* m = detail::GemmThreadScratch(3 * channels * sizeof(float));
+    float* m = detail::GemmThreadScratch(4 * channels * sizeof(float));
     float* full_sums = m + channels;      // each channel's sum of w - zw over all taps
     float* row_sums = full_sums + channels;  // over the taps of the rows inside the input
+    // The bias in float where |sum| + |bias| < 2^24 for every channel (|sum|
+    // is at most 255 * 255 per tap): sum + bias is then exact in float too.
+    float* float_bias = row_sums + channels;
+    if (kRequantize) {
+      int64_t largest = 0;
+      for (size_t c = 0; job.bias != nullptr && c < channels; ++c) {
+        largest = HWY_MAX(largest, job.bias[c] < 0 ? -int64_t{job.bias[c]} : int64_t{job.bias[c]});
+      }
+      const int64_t bound = int64_t{255 * 255} * static_cast<int64_t>(kh * kw) + largest;
+      if (bound < (int64_t{1} << 24)) {
+        for (size_t c = 0; c < channels; ++c) {
+          float_bias[c] = job.bias == nullptr ? 0.0f : static_cast<float>(job.bias[c]);
+        }
+      } else {
+        float_bias = nullptr;
+      }
+    } else {
+      float_bias = nullptr;
+    }
     if constexpr (kRequantize) Multipliers(job, 0, channels, m);
     for (size_t c = 0; c < channels; ++c) {
       float sum = 0.0f;
@@ -333,7 +364,7 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
           const float* w0 = job.depthwise + i0 * kw * channels;
           const auto block = [&](auto stride, auto taps) {
             DepthwiseNhwcBlock<decltype(stride)::value, decltype(taps)::value>(
-                job, x0, w0, i1 - i0, sums, m, YAt(job, n, 0, oh, ow));
+                job, x0, w0, i1 - i0, sums, m, float_bias, YAt(job, n, 0, oh, ow));
           };
           using Stride1 = std::integral_constant<size_t, 1>;
           using Stride2 = std::integral_constant<size_t, 2>;

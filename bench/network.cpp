@@ -22,7 +22,6 @@
 // Usage: network [--runs N] [--net mobilenet_v2|shufflenet_v2|mobilenet_v2_int8|all]
 // (the int8 network is bench/network_int8.cpp)
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -354,12 +353,6 @@ void BuildShuffleNetV2(Net& net, Act& image, Head& head) {
   Act& conv5 = net.NewAct(7, 7, 1024);
   AddConv(net, "conv5 1x1 464->1024", *x, conv5, 1, 1, 1, Act_::kRelu);
   AddHead(net, conv5, 1000, head);
-}
-
-double NowNs() {
-  return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
 }
 
 int RunNet(const std::string& name, int runs) {

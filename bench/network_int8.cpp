@@ -23,7 +23,6 @@
 #include "network_int8.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -280,12 +279,6 @@ void BuildMobileNetV2(QNet& net, QTensor& image, Head& head) {
   QTensor& last = net.New(7, 7, 1280, true);
   AddConv(net, "1x1 320->1280", *x, last, 1, 1, 1, Activation::kRelu6);
   AddHead(net, last, net.New(1, 1, 1280, true), 1000, head);
-}
-
-double NowNs() {
-  return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // What the float and the int8 network programs share: MobileNet v2's block
-// table and the convolution weights (He-scaled, a random BatchNorm folded in).
+// table, the convolution weights (He-scaled, a random BatchNorm folded in)
+// and the clock that times their layers.
 #ifndef TENSOROPS_BENCH_NETWORK_MODEL_H_
 #define TENSOROPS_BENCH_NETWORK_MODEL_H_
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -43,6 +45,13 @@ inline FoldedConv MakeFoldedConv(std::mt19937& rng, size_t cout, size_t cg, size
     for (size_t i = 0; i < cg * taps; ++i) conv.weights[o * cg * taps + i] *= scale[o];
   }
   return conv;
+}
+
+// A steady clock in nanoseconds, for the per-layer times.
+inline double NowNs() {
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace tensorops::bench

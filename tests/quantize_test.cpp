@@ -185,6 +185,51 @@ TEST_CASE("QuantizeLinear at exact ties: a true division, the quotient rounded b
   }
 }
 
+// Quotients past 2^22 (where adding 1.5 * 2^23 no longer rounds to a whole
+// number), past 2^31 (past int32) and at float's largest, per tensor and per
+// channel, uint8 and int8: each saturates toward its sign.
+template <class Q>
+void CheckHugeQuotients() {
+  INFO(kElementName<Q>);
+  const std::vector<float> x = {5e6f,  -5e6f, 3e9f,    -3e9f,   3.4e38f, -3.4e38f, 4194303.5f,
+                                -4194304.5f, 1e30f, -1e30f, 12582912.0f, 0.5f, -0.5f, 1.5f};
+  const std::vector<float> scales = {1.0f, 0.001f, 1e-30f, 0x1p-126f};
+  const std::vector<Q> zero_points = {std::numeric_limits<Q>::min(), 0, 1, std::numeric_limits<Q>::max()};
+  ForEachTarget([&](int64_t) {
+    for (const float s : scales) {
+      for (const Q zp : zero_points) {
+        std::vector<Q> y(x.size(), Q{42});
+        QuantizeLinear{}(TensorView<const float, Strided<>>(x.data(), {x.size()}), s, zp,
+                         TensorView<Q, Strided<>>(y.data(), {y.size()}));
+        for (size_t i = 0; i < x.size(); ++i) {
+          INFO("x " << x[i] << " s " << s << " zp " << int{zp});
+          CHECK(int{y[i]} == int{RefQuantize<Q>(x[i], s, zp)});
+        }
+      }
+    }
+    // Per channel along the row: each lane its own scale and zero point.
+    std::vector<float> row_scales(x.size());
+    std::vector<Q> row_zero_points(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      row_scales[i] = scales[i % scales.size()];
+      row_zero_points[i] = zero_points[(i / 2) % zero_points.size()];
+    }
+    std::vector<Q> y(x.size(), Q{42});
+    QuantizeLinear{.axis = 0}(TensorView<const float, Strided<>>(x.data(), {x.size()}), row_scales,
+                              row_zero_points, TensorView<Q, Strided<>>(y.data(), {y.size()}));
+    for (size_t i = 0; i < x.size(); ++i) {
+      INFO("x " << x[i] << " s " << row_scales[i] << " zp " << int{row_zero_points[i]});
+      CHECK(int{y[i]} == int{RefQuantize<Q>(x[i], row_scales[i], row_zero_points[i])});
+    }
+  });
+}
+
+TEST_CASE("QuantizeLinear saturates quotients past 2^22, past int32 and at float's largest",
+          "[quant]") {
+  CheckHugeQuotients<uint8_t>();
+  CheckHugeQuotients<int8_t>();
+}
+
 template <class Q, class Y>
 void CheckDequantize(const Shape& shape, uint64_t seed, bool with_zero_points) {
   Rng rng(seed);

@@ -26,49 +26,76 @@ namespace hn = hwy::HWY_NAMESPACE;
 using QuantTag = hn::ScalableTag<float>;
 
 // One vector of x quantized: the quotient is rounded before zp is added
-// (ONNX's order; rounding x / s + zp moves ties by zp's parity).
+// (ONNX's order; rounding x / s + zp moves ties by zp's parity). `lo` and `hi`
+// are the output's range less zp: whole numbers, so clamping before rounding
+// clamps the rounded value. Adding 1.5 * 2^23 to a value within 2^22 rounds it
+// to a whole number, half to even (the sum's unit in the last place is 1), and
+// leaves that number in the sum's low mantissa bits, where an integer
+// subtraction reads it out with zp added.
 template <class Q>
-HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanes(hn::Vec<QuantTag> x,
-                                                          hn::Vec<QuantTag> scale,
-                                                          hn::Vec<QuantTag> zero_point) {
+HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanes(
+    hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi,
+    hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
   const QuantTag df;
-  constexpr float kLo = hwy::IsSame<Q, int8_t>() ? -128.0f : 0.0f;
-  constexpr float kHi = hwy::IsSame<Q, int8_t>() ? 127.0f : 255.0f;
+  const hn::Rebind<int32_t, QuantTag> di;
+  const hn::Rebind<uint32_t, QuantTag> du;
+  constexpr float kRoundingBias = 12582912.0f;  // 1.5 * 2^23
+  constexpr int32_t kRoundingBiasBits = 0x4B400000;
   auto q = math::Div(df, x, scale);
   q = hn::IfThenZeroElse(hn::IsNaN(q), q);
-  // Round leaves |q| >= 2^23 as it is (already whole); adding zp to a
-  // quotient past 2^24 may round, but such a value saturates either way.
-  q = hn::Add(hn::Round(q), zero_point);
-  q = hn::Min(hn::Max(q, hn::Set(df, kLo)), hn::Set(df, kHi));
-  return hn::DemoteTo(hn::Rebind<Q, QuantTag>(), hn::NearestInt(q));
+  q = hn::Min(hn::Max(q, lo), hi);
+  const auto biased = hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias)));
+  // U8FromU32 takes 0..255 (some targets saturate), so int8 is offset by 128
+  // there and its sign bit flipped back in the byte.
+  constexpr int32_t kOffset = hwy::IsSame<Q, int8_t>() ? 128 : 0;
+  const auto y = hn::Add(biased, hn::Sub(zero_point, hn::Set(di, kRoundingBiasBits - kOffset)));
+  const auto bytes = hn::U8FromU32(hn::BitCast(du, y));
+  const hn::Rebind<uint8_t, QuantTag> d8;
+  if constexpr (kOffset != 0) {
+    return hn::BitCast(hn::Rebind<Q, QuantTag>(), hn::Xor(bytes, hn::Set(d8, uint8_t{0x80})));
+  } else {
+    return bytes;
+  }
 }
 
-// The zero points of lanes [0, count) of a row whose parameters change along
-// it, as float (0 where there are none).
+// Q's range as float, and the zero points of lanes [0, count) of a row whose
+// parameters change along it (0 where there are none).
 template <class Q>
-HWY_INLINE hn::Vec<QuantTag> ZeroPointsAt(const Q* zero_point, size_t count) {
-  const QuantTag df;
-  if (zero_point == nullptr) return hn::Zero(df);
-  return WidenToF32<Q>(df, LoadUpTo(hn::Rebind<Q, QuantTag>(), zero_point, count));
+inline constexpr float kQuantLo = hwy::IsSame<Q, int8_t>() ? -128.0f : 0.0f;
+template <class Q>
+inline constexpr float kQuantHi = hwy::IsSame<Q, int8_t>() ? 127.0f : 255.0f;
+
+template <class Q>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, QuantTag>> ZeroPointsAt(const Q* zero_point, size_t count) {
+  const hn::Rebind<int32_t, QuantTag> di;
+  if (zero_point == nullptr) return hn::Zero(di);
+  return hn::PromoteTo(di, LoadUpTo(hn::Rebind<Q, QuantTag>(), zero_point, count));
 }
 
-template <class X, class Q>
-void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count, const float* scale,
-                 const Q* zero_point, bool along_row) {
+// Inlined into the row loop with along_row fixed: NHWC per channel runs short
+// rows (one per pixel), where a call per row would cost as much as the row.
+template <class X, class Q, bool kAlongRow>
+HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count,
+                            const float* scale, const Q* zero_point) {
   const QuantTag df;
   const hn::Rebind<X, QuantTag> dx;
   const hn::Rebind<Q, QuantTag> dq;
   const size_t lanes = hn::Lanes(df);
-  if (!along_row) {
+  if constexpr (!kAlongRow) {
+    const hn::Rebind<int32_t, QuantTag> di;
     const auto s = hn::Set(df, scale[0]);
-    const auto zp = hn::Set(df, zero_point == nullptr ? 0.0f : static_cast<float>(zero_point[0]));
+    const int32_t zp0 = zero_point == nullptr ? 0 : zero_point[0];
+    const auto zp = hn::Set(di, zp0);
+    const auto lo = hn::Set(df, kQuantLo<Q> - static_cast<float>(zp0));
+    const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zp0));
     size_t i = 0;
     for (; i + lanes <= count; i += lanes) {
-      hn::StoreU(QuantizeLanes<Q>(WidenToF32<X>(df, hn::LoadU(dx, x + i)), s, zp), dq, y + i);
+      const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + i));
+      hn::StoreU(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i);
     }
     if (i < count) {
       const auto v = WidenToF32<X>(df, LoadTail(dx, x + i, count - i));
-      StoreTail(QuantizeLanes<Q>(v, s, zp), dq, y + i, count - i);
+      StoreTail(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i, count - i);
     }
     return;
   }
@@ -77,8 +104,11 @@ void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count, const
     // Lanes past n divide by a zero scale; their results are not stored.
     const auto s = LoadUpTo(df, scale + i, n);
     const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, n);
+    const auto zp_float = hn::ConvertTo(df, zp);
+    const auto lo = hn::Sub(hn::Set(df, kQuantLo<Q>), zp_float);
+    const auto hi = hn::Sub(hn::Set(df, kQuantHi<Q>), zp_float);
     const auto v = WidenToF32<X>(df, LoadUpTo(dx, x + i, n));
-    StoreUpTo(QuantizeLanes<Q>(v, s, zp), dq, y + i, n);
+    StoreUpTo(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i, n);
   }
 }
 
@@ -98,15 +128,15 @@ HWY_INLINE hn::Vec<QuantTag> DequantizeLanes(hn::Vec<hn::Rebind<Q, QuantTag>> x,
   }
 }
 
-template <class Q, class Y>
-void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t count, const float* scale,
-                   const Q* zero_point, bool along_row) {
+template <class Q, class Y, bool kAlongRow>
+HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t count,
+                              const float* scale, const Q* zero_point) {
   const QuantTag df;
   const hn::Rebind<Q, QuantTag> dq;
   const hn::Rebind<Y, QuantTag> dy;
   const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
-  if (!along_row) {
+  if constexpr (!kAlongRow) {
     const auto s = hn::Set(df, scale[0]);
     const auto zp = hn::Set(di, zero_point == nullptr ? 0 : static_cast<int32_t>(zero_point[0]));
     size_t i = 0;
@@ -145,18 +175,30 @@ HWY_INLINE void ForEachQuantRow(const LinearQuantJob<In, Out, Q>& job, const Row
 template <class X, class Q>
 struct Impl<QuantizeKernel<X, Q>> {
   static void Run(const QuantizeKernel<X, Q>&, const typename QuantizeKernel<X, Q>::Job& job) {
-    ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
-      QuantizeRow<X, Q>(x, y, job.nest.row, scale, zero_point, job.along_row);
-    });
+    if (job.along_row) {
+      ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
+        QuantizeRow<X, Q, true>(x, y, job.nest.row, scale, zero_point);
+      });
+    } else {
+      ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
+        QuantizeRow<X, Q, false>(x, y, job.nest.row, scale, zero_point);
+      });
+    }
   }
 };
 
 template <class Q, class Y>
 struct Impl<DequantizeKernel<Q, Y>> {
   static void Run(const DequantizeKernel<Q, Y>&, const typename DequantizeKernel<Q, Y>::Job& job) {
-    ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
-      DequantizeRow<Q, Y>(x, y, job.nest.row, scale, zero_point, job.along_row);
-    });
+    if (job.along_row) {
+      ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
+        DequantizeRow<Q, Y, true>(x, y, job.nest.row, scale, zero_point);
+      });
+    } else {
+      ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
+        DequantizeRow<Q, Y, false>(x, y, job.nest.row, scale, zero_point);
+      });
+    }
   }
 };
 

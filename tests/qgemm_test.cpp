@@ -41,6 +41,7 @@ struct Case {
   std::vector<TB> zb;      // 1 or N
   std::vector<float> sb;   // 1 or N
   std::vector<int32_t> bias;
+  std::vector<int64_t> sums;  // the reference (A - za)(B - zb), M x N, computed once for all targets
 
   // centered: zero points within 3 of the data's mean (as a quantizer picks
   // them), so the sums spread around 0 instead of drifting by K x the offset.
@@ -64,20 +65,24 @@ struct Case {
       sb.push_back(std::uniform_real_distribution<float>(0.01f, 0.02f)(rng));
     }
     for (size_t j = 0; j < n; ++j) bias.push_back(static_cast<int32_t>(rng() % 20001) - 10000);
+    sums.resize(m * n);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const int zbj = zb[zb.size() == 1 ? 0 : j];
+        int64_t s = 0;
+        for (size_t kk = 0; kk < k; ++kk) {
+          s += (static_cast<int64_t>(a.at({i, kk})) - za) * (static_cast<int64_t>(BAt(kk, j)) - zbj);
+        }
+        sums[i * n + j] = s;
+      }
+    }
   }
 
   TB BAt(size_t kk, size_t j) { return transpose_b ? b.at({j, kk}) : b.at({kk, j}); }
   // Column j's scale, per tensor or per column.
   float ScaleOf(size_t j) const { return sb[sb.size() == 1 ? 0 : j]; }
 
-  int64_t Sum(size_t i, size_t j) {
-    int64_t s = 0;
-    const int zbj = zb[zb.size() == 1 ? 0 : j];
-    for (size_t kk = 0; kk < k; ++kk) {
-      s += (static_cast<int64_t>(a.at({i, kk})) - za) * (static_cast<int64_t>(BAt(kk, j)) - zbj);
-    }
-    return s;
-  }
+  int64_t Sum(size_t i, size_t j) const { return sums[i * n + j]; }
 
   QGemmWeights<TB> Weights() {
     return QGemmWeights<TB>(b.ConstView(), sb, zb, transpose_b);

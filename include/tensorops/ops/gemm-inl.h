@@ -46,8 +46,8 @@ using GemmTag = hn::ScalableTag<float>;
 
 HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
 
-HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches) {
-  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches);
+HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches, size_t m = 0, size_t n = 0) {
+  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches, m, n);
 }
 
 // ---------------------------------------------------------------- packing
@@ -440,7 +440,7 @@ struct GemmLoops {
   // K > 0 and alpha != 0 (the caller handles the rest).
   static void Run(const Job& job, const GemmFinish<TC>& finish) {
     static constexpr auto kTiles = MakeMicroTiles(std::make_index_sequence<kGemmVecs>{});
-    const GemmBlocking blk = GemmBlockingHere(job.caches);
+    const GemmBlocking& blk = job.blocking;
     const size_t nr = blk.nr;
     const size_t lanes = hn::Lanes(GemmTag());
     const size_t kc_max = HWY_MIN(blk.kc, job.k);
@@ -600,7 +600,7 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
 template <>
 struct Impl<GemmBlockingQuery> {
   static void Run(const GemmBlockingQuery&, const GemmBlockingQuery::Job& job) {
-    *job.out = GemmBlockingHere(job.caches);
+    *job.out = GemmBlockingHere(job.caches, job.m, job.n);
   }
 };
 

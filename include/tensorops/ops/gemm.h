@@ -27,6 +27,11 @@
 // - Cache blocking from the machine's caches (sysconf, with defaults): KC
 //   makes one NR-wide strip of packed B fill ~3/4 of L1 (it is reused by every
 //   MR-row panel of A), MC makes the packed MC x KC block of A fill half of L2.
+//   When C does not fit in the half of L2 that A's block leaves, every K
+//   block reads and writes all of C from beyond L2; then KC is the deepest
+//   block (512), for fewer passes over C, and B's strip streams from L2.
+//   (With 16 or fewer floats per panel row, as on AVX2 and NEON, the L1
+//   rule gives 512 already.)
 // - Small M (up to 16 MR rows: inference batches, small convolutions): B is
 //   so little reused that packing it costs more than it saves; float B with
 //   contiguous rows is read in place (M = 64 x 1024 x 1024: 0.88x -> 0.98x
@@ -96,9 +101,16 @@ struct GemmBlocking {
 
 namespace detail {
 
-inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches) {
+inline constexpr size_t kGemmDeepestKc = 512;
+
+// For a call whose C is m x n (0 x 0: a C that fits in half of L2).
+inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches, size_t m,
+                                     size_t n) {
   GemmBlocking b{mr, nr, 0, 0, 0};
-  b.kc = std::clamp<size_t>(caches.l1 / (nr * sizeof(float)) / 8 * 8, 32, 512);
+  const bool c_beyond_l2 = n != 0 && m > caches.l2 / 2 / sizeof(float) / n;  // C > L2 / 2
+  b.kc = c_beyond_l2 ? kGemmDeepestKc
+                     : std::clamp<size_t>(caches.l1 / (nr * sizeof(float)) / 8 * 8, 32,
+                                          kGemmDeepestKc);
   b.mc = std::clamp<size_t>(caches.l2 / 2 / (b.kc * sizeof(float)) / mr * mr, mr, 64 * mr);
   b.nc = std::max<size_t>(nr, 4096 / nr * nr);
   return b;
@@ -170,9 +182,10 @@ struct GemmProblem {
   float alpha, beta;
   float* scratch;  // ScratchBytes, 64-byte aligned
   CacheSizes caches;
-  // For the executor: the tile of the active target, and (when nonzero) the
-  // scratch bytes a slice takes from its own thread's buffer.
-  size_t mr, nr;
+  // The whole call's blocking, which its slices keep (ScratchBytes was sized
+  // for it), and (when nonzero) the scratch bytes a slice takes from its own
+  // thread's buffer.
+  GemmBlocking blocking;
   size_t thread_scratch_bytes;
 };
 
@@ -189,14 +202,15 @@ struct GemmKernel {
   // more row blocks than column blocks. Every element of C is still one dot
   // product in the same K order: the serial bits.
   static bool SplitsRows(const Job& job) {
-    return !detail::GemmReadsBInPlace(job.m, job.mr) ||
-           (job.m + job.mr - 1) / job.mr > (job.n + job.nr - 1) / job.nr;
+    const size_t mr = job.blocking.mr, nr = job.blocking.nr;
+    return !detail::GemmReadsBInPlace(job.m, mr) || (job.m + mr - 1) / mr > (job.n + nr - 1) / nr;
   }
   static WorkSplit Split(const Job& job) {
     if (job.thread_scratch_bytes == 0) return {1, 0.0};  // the caller's one scratch buffer
     const bool rows = SplitsRows(job);
-    const size_t units = rows ? (job.m + job.mr - 1) / job.mr : (job.n + job.nr - 1) / job.nr;
-    const auto c_elements = static_cast<double>(rows ? job.mr * job.n : job.nr * job.m);
+    const size_t mr = job.blocking.mr, nr = job.blocking.nr;
+    const size_t units = rows ? (job.m + mr - 1) / mr : (job.n + nr - 1) / nr;
+    const auto c_elements = static_cast<double>(rows ? mr * job.n : nr * job.m);
     // K = 0 or alpha = 0 only scale C: one pass over it.
     if (job.k == 0 || job.alpha == 0.0f) return {units, c_elements * 8 * detail::kNsPerByte};
     return {units, 2.0 * static_cast<double>(job.k) * c_elements * detail::kNsPerFlop};
@@ -204,16 +218,16 @@ struct GemmKernel {
   static Job Slice(const Job& job, size_t begin, size_t end) {
     Job slice = job;
     if (SplitsRows(job)) {
-      const size_t first = begin * job.mr;
-      slice.m = std::min(end * job.mr, job.m) - first;
+      const size_t first = begin * job.blocking.mr;
+      slice.m = std::min(end * job.blocking.mr, job.m) - first;
       slice.a = detail::AdvanceBytes(job.a, first * job.a_stride[0]);
       slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
       slice.epilogue = detail::AdvanceStates(job.epilogue, first, 0);
     } else {
-      const size_t first = begin * job.nr;
-      slice.n = std::min(end * job.nr, job.n) - first;
+      const size_t first = begin * job.blocking.nr;
+      slice.n = std::min(end * job.blocking.nr, job.n) - first;
       if (job.packed_b != nullptr) {
-        slice.packed_b += begin * job.k * job.nr;  // whole K x NR panels
+        slice.packed_b += begin * job.k * job.blocking.nr;  // whole K x NR panels
       } else {
         slice.b = detail::AdvanceBytes(job.b, first * job.b_stride[1]);
       }
@@ -225,10 +239,11 @@ struct GemmKernel {
   }
 };
 
-// Answers "which GemmBlocking does the active target use?".
+// Answers "which GemmBlocking does the active target use for an m x n C?".
 struct GemmBlockingQuery {
   struct Job {
     CacheSizes caches;
+    size_t m, n;
     GemmBlocking* out;
   };
 };
@@ -244,10 +259,11 @@ struct GemmPackBKernel {
   };
 };
 
-// The blocking the active target would use here.
-inline GemmBlocking ActiveGemmBlocking() {
+// The blocking the active target would use here for an m x n C (by default,
+// one that fits in half of L2).
+inline GemmBlocking ActiveGemmBlocking(size_t m = 0, size_t n = 0) {
   GemmBlocking blocking;
-  detail::RunKernel(GemmBlockingQuery{}, {DataCacheSizes(), &blocking});
+  detail::RunKernel(GemmBlockingQuery{}, {DataCacheSizes(), m, n, &blocking});
   return blocking;
 }
 
@@ -302,7 +318,7 @@ struct Gemm {
   // float there: M x min(N, NC) floats more).
   template <class TC = float>
   static size_t ScratchBytes(size_t m, size_t n, size_t k) {
-    return detail::GemmScratchBytes(ActiveGemmBlocking(), m, n, k, !std::is_same_v<TC, float>);
+    return detail::GemmScratchBytes(ActiveGemmBlocking(m, n), m, n, k, !std::is_same_v<TC, float>);
   }
 
   // The plain calls take scratch from each thread's own buffer (see
@@ -389,7 +405,7 @@ struct Gemm {
       detail::Fail(ErrorCode::kAliasing, "Gemm: C overlaps A or B");
     }
     const typename Epi::States states = epilogue.Resolve(c);
-    const GemmBlocking blk = ActiveGemmBlocking();
+    const GemmBlocking blk = ActiveGemmBlocking(m, n);
     if (packed != nullptr && packed->panel_width() != blk.nr) {
       detail::Fail(ErrorCode::kBadArgument, "Gemm: B was packed for panels of ",
                    packed->panel_width(), " columns, the active target (",
@@ -427,8 +443,7 @@ struct Gemm {
     job.epilogue = states;
     job.scratch = aligned_scratch;
     job.caches = DataCacheSizes();
-    job.mr = blk.mr;
-    job.nr = blk.nr;
+    job.blocking = blk;
     job.thread_scratch_bytes = caller_scratch ? 0 : need - detail::kGemmScratchAlign;
     detail::RunKernelOn(executor, Kernel{}, job);
   }

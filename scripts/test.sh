@@ -8,8 +8,9 @@
 # width (clang's x86 targets are split between the two steps: see below).
 # Then runs each libFuzzer target for FUZZ_SECONDS (default 15) from the
 # seed corpus in tests/fuzz/corpus.
-# Finally cross-builds tests, examples and consumers for 64-bit Arm (GCC) and
-# runs the whole suite under qemu-user on four emulated CPUs: SVE at 128, 256
+# Then cross-builds tests and examples for 64-bit Arm (GCC) and
+# runs the suite (but the packaging tests, left to armv7) under qemu-user on
+# four emulated CPUs: SVE at 128, 256
 # and 512 bits (together they reach SVE2_128, SVE_256, SVE2, SVE and NEON)
 # and a NEON-only Cortex-A72; the quantized tests also on a Cortex-A76 (NEON
 # with the dot product).
@@ -35,6 +36,12 @@ run() {
   (cd "build/$name" && ctest -j"$jobs" --output-on-failure ${ctest_args:-}) || return 1
 }
 
+# The clang steps compile the test files (references, Catch's checks; not
+# the kernels, which keep each step's flags) at -O0: a third of -O1's build
+# time for about 20 s more of running them. (The gcc step keeps the default,
+# GCC's -Og; the Arm steps too, where qemu runs the test code as well.)
+test_code_args="-DTENSOROPS_TEST_CODE_FLAGS=-O0"
+
 sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # The sanitizer build: tests and examples (the packaging tests rebuild
@@ -46,7 +53,9 @@ sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 # 4-lane shape stays sanitized through SSSE3 and SSE4, and EMU128 itself runs
 # the whole suite in the clang step. -O1, as sanitizer builds usually are:
 # the build is what takes this step's time, and the checks do not depend on
-# the optimisation level.
+# the optimisation level. The test files themselves compile at -O0, as in
+# every clang step (test_code_args above): instrumented, they took 3.5x
+# as long at -O1, and nothing of theirs is optimised away at -O0.
 # Of the x86 targets, the sanitizers run one per vector width: SSSE3, AVX2 and
 # AVX3. SSE4 and AVX3_DL take the same memory paths as SSSE3 and AVX3 (they
 # differ in a few arithmetic instructions, which the gcc and clang steps run
@@ -56,7 +65,7 @@ sanitize_configure() {
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     "$sanitize_args" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_FUZZERS=ON -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
-    >/dev/null
+    "$test_code_args" >/dev/null
 }
 
 sanitize() {
@@ -121,7 +130,10 @@ aarch64() {
     -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake >/dev/null || return 1
   cmake --build build/aarch64 -j"$jobs" || return 1
-  skip_packaging=""
+  # The packaging tests (install, find_package, FetchContent: CMake logic)
+  # are left to the gcc, armv7 and newer-deps steps; armv7's build the
+  # consumers with a cross toolchain and run them under qemu, as these would.
+  skip_packaging="-LE packaging"
   for cpu in $arm_cpus; do
     export TENSOROPS_QEMU_CPU="$cpu"
     case $cpu in
@@ -135,9 +147,7 @@ aarch64() {
     targets=$(cmake/toolchains/qemu-aarch64.sh build/aarch64/tests/dispatch_test \
       "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
     echo "-- qemu -cpu $cpu: targets $targets"
-    # The packaging tests build their consumer projects afresh, the same
-    # binaries for every CPU, and the compiler tests run the cross compiler:
-    # the first CPU runs them.
+    # The compiler tests run the cross compiler: the first CPU runs them.
     (cd build/aarch64 && ctest -j"$jobs" --output-on-failure $skip_packaging) || return 1
     skip_packaging="-LE packaging|compiler"
   done
@@ -260,7 +270,8 @@ newer_deps() {
   # AVX512-FP16 here) is compiled. SSSE3, SSE4, AVX3 and AVX3_DL are left out
   # (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL).
   run newer-deps clang++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF \
-    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1980 || return 1
+    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1980 \
+    "$test_code_args" || return 1
   targets=$(build/newer-deps/tests/dispatch_test \
     "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
   echo "-- every test ran on: $targets"
@@ -307,7 +318,7 @@ for c in $configs; do
     # would only compile the consumers' kernels again with another compiler
     # (~50 s), which the suite's own kernel library already does.
     clang) set -- clang++ -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
-      -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1300
+      -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1300 "$test_code_args"
       ctest_args="-LE packaging" ;;
   esac
   if ! run "$c" "$@"; then

@@ -90,12 +90,23 @@ void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Exte
   TestTensor<float, L> residual(y_dims, {0, 1, 0, 2});
   residual.Fill([&](const Extents&) { return Value<float>(rng, mixed); });
 
+  // x and W dense, (n, c, h, w) and (o, c, i, j): the sums below index plain
+  // arrays (the test code runs at -O0 in some CI steps).
+  std::vector<double> xd(s.n * s.c * s.h * s.w), wd(s.o * cg * s.kh * s.kw);
+  ForEachIndex(x_dims, [&](const Extents& i) {
+    xd[((i[L::kN] * s.c + i[L::kC]) * s.h + i[L::kH]) * s.w + i[L::kW]] = RefToFloat(x.at(i));
+  });
+  ForEachIndex(Dims{s.o, cg, s.kh, s.kw}, [&](const Extents& i) {
+    wd[((i[0] * cg + i[1]) * s.kh + i[2]) * s.kw + i[3]] = w.at(i);
+  });
   std::vector<double> want, tol;
   ForEachIndex(y_dims, [&](const Extents& out) {
     const size_t n = out[L::kN], o = out[L::kC], oh = out[L::kH], ow = out[L::kW];
     const size_t g = o / og;
     double sum = 0, abs_sum = 0;
     for (size_t c = 0; c < cg; ++c) {
+      const double* xc = xd.data() + (n * s.c + g * cg + c) * s.h * s.w;
+      const double* wc = wd.data() + (o * cg + c) * s.kh * s.kw;
       for (size_t i = 0; i < s.kh; ++i) {
         for (size_t j = 0; j < s.kw; ++j) {
           const int64_t ih = static_cast<int64_t>(oh * conv.strides.h + i * conv.dilations.h) -
@@ -105,9 +116,7 @@ void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Exte
           if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(s.h) || iw >= static_cast<int64_t>(s.w)) {
             continue;
           }
-          const double xv = RefToFloat(x.at(InLayout<L>(n, g * cg + c, static_cast<size_t>(ih),
-                                                        static_cast<size_t>(iw))));
-          const double term = static_cast<double>(w.at({o, c, i, j})) * xv;
+          const double term = wc[i * s.kw + j] * xc[ih * static_cast<int64_t>(s.w) + iw];
           sum += term;
           abs_sum += std::fabs(term);
         }

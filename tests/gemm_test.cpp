@@ -68,20 +68,25 @@ void CheckGemm(const Case& cs, bool packed_b = false, bool c_is_nan = false, boo
 
   // The reference and its error bound, in double.
   std::vector<double> want(cs.m * cs.n), bound(cs.m * cs.n);
-  std::vector<double> av(cs.m * cs.k), bv(cs.k * cs.n);
+  // op(A) by rows and op(B) by columns, each row a contiguous run: the sums
+  // run over plain pointers (the test code runs at -O0 in some CI steps).
+  std::vector<double> av(cs.m * cs.k), bt(cs.n * cs.k);
   for (size_t i = 0; i < cs.m; ++i) {
     for (size_t k = 0; k < cs.k; ++k) av[i * cs.k + k] = RefToFloat(cs.ta ? a.at({k, i}) : a.at({i, k}));
   }
   for (size_t k = 0; k < cs.k; ++k) {
-    for (size_t j = 0; j < cs.n; ++j) bv[k * cs.n + j] = RefToFloat(cs.tb ? b.at({j, k}) : b.at({k, j}));
+    for (size_t j = 0; j < cs.n; ++j) bt[j * cs.k + k] = RefToFloat(cs.tb ? b.at({j, k}) : b.at({k, j}));
   }
   constexpr double kU = 1.0 / (1 << 24);
   for (size_t i = 0; i < cs.m; ++i) {
     for (size_t j = 0; j < cs.n; ++j) {
       double sum = 0, magnitude = 0;
+      const double* ar = av.data() + i * cs.k;
+      const double* bc = bt.data() + j * cs.k;
       for (size_t k = 0; k < cs.k; ++k) {
-        sum += av[i * cs.k + k] * bv[k * cs.n + j];
-        magnitude += std::abs(av[i * cs.k + k] * bv[k * cs.n + j]);
+        const double product = ar[k] * bc[k];
+        sum += product;
+        magnitude += product < 0 ? -product : product;
       }
       const double c = cs.beta == 0.0f ? 0.0 : c0.at({i, j});
       want[i * cs.n + j] = cs.alpha * sum + cs.beta * c;

@@ -92,15 +92,26 @@ void Check(const Shape& s, const QConv& conv_in, bool per_channel, bool relu, co
                                                                           : -10 + static_cast<int>(seed % 21))
                             : TY{0};
 
+  // x and W without their zero points, dense (n, c, h, w) and (o, c, i, j):
+  // the sums below index plain arrays (the test code runs at -O0 in some
+  // CI steps, where an Extents per tap was most of the test's time).
+  std::vector<int32_t> xd(s.n * s.c * s.h * s.w), wd(s.o * cg * s.kh * s.kw);
+  ForEachIndex(x_dims, [&](const Extents& i) {
+    xd[((i[L::kN] * s.c + i[L::kC]) * s.h + i[L::kH]) * s.w + i[L::kW]] = x.at(i) - zx;
+  });
+  ForEachIndex(Dims{s.o, cg, s.kh, s.kw}, [&](const Extents& i) {
+    wd[((i[0] * cg + i[1]) * s.kh + i[2]) * s.kw + i[3]] = w.at(i) - zw[per_channel ? i[0] : 0];
+  });
   std::vector<TY> want;
   std::vector<bool> summed;  // the window reads at least two inputs
   ForEachIndex(y_dims, [&](const Extents& out) {
     const size_t n = out[L::kN], o = out[L::kC], oh = out[L::kH], ow = out[L::kW];
     const size_t g = o / og;
-    const int zwo = zw[per_channel ? o : 0];
     int64_t acc = 0;
     size_t taps = 0;
     for (size_t c = 0; c < cg; ++c) {
+      const int32_t* xc = xd.data() + (n * s.c + g * cg + c) * s.h * s.w;
+      const int32_t* wc = wd.data() + (o * cg + c) * s.kh * s.kw;
       for (size_t i = 0; i < s.kh; ++i) {
         for (size_t j = 0; j < s.kw; ++j) {
           const int64_t ih = static_cast<int64_t>(oh * conv.strides.h + i * conv.dilations.h) -
@@ -110,9 +121,8 @@ void Check(const Shape& s, const QConv& conv_in, bool per_channel, bool relu, co
           if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(s.h) || iw >= static_cast<int64_t>(s.w)) {
             continue;
           }
-          const int64_t xv = x.at(InLayout<L>(n, g * cg + c, static_cast<size_t>(ih), static_cast<size_t>(iw)));
           ++taps;
-          acc += (xv - zx) * (static_cast<int64_t>(w.at({o, c, i, j})) - zwo);
+          acc += int64_t{xc[ih * static_cast<int64_t>(s.w) + iw]} * wc[i * s.kw + j];
         }
       }
     }

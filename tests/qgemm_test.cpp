@@ -65,14 +65,22 @@ struct Case {
       sb.push_back(std::uniform_real_distribution<float>(0.01f, 0.02f)(rng));
     }
     for (size_t j = 0; j < n; ++j) bias.push_back(static_cast<int32_t>(rng() % 20001) - 10000);
+    // A - za by rows and B - zb by columns, dense: the sums run over plain
+    // pointers (the test code runs at -O0 in some CI steps).
+    std::vector<int32_t> ad(m * k), bd(n * k);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t kk = 0; kk < k; ++kk) ad[i * k + kk] = a.at({i, kk}) - za;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t kk = 0; kk < k; ++kk) bd[j * k + kk] = BAt(kk, j) - zb[zb.size() == 1 ? 0 : j];
+    }
     sums.resize(m * n);
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
-        const int zbj = zb[zb.size() == 1 ? 0 : j];
+        const int32_t* ar = ad.data() + i * k;
+        const int32_t* bc = bd.data() + j * k;
         int64_t s = 0;
-        for (size_t kk = 0; kk < k; ++kk) {
-          s += (static_cast<int64_t>(a.at({i, kk})) - za) * (static_cast<int64_t>(BAt(kk, j)) - zbj);
-        }
+        for (size_t kk = 0; kk < k; ++kk) s += int64_t{ar[kk]} * bc[kk];
         sums[i * n + j] = s;
       }
     }

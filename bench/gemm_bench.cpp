@@ -3,7 +3,9 @@
 // sizes and at inference shapes (M = 1..16 rows against a 1024 x 1024 weight,
 // and M = 64, where B is still read in place),
 // plus the machine's FMA peak measured in the same process. report.py prints
-// GFLOP/s, the ratio to the best peer and the fraction of that peak.
+// GFLOP/s, the ratio to the best peer and the fraction of that peak; at M = 1,
+// where the weights are the traffic, also GB/s against memcpy of the weights
+// (its GB/s counts their bytes read and written).
 //
 // Fully connected layers (fc_gelu/..., fc_relu/...): C = act(A W + bias) with W pre-packed, on
 // N(0, 1) activations and weights scaled as trained layers are (N(0, 1/K)):
@@ -167,6 +169,14 @@ const bool kRegistered = [] {
   };
   for (size_t size : {256, 512, 1024}) add(size, size, size);
   for (size_t m : {1, 2, 4, 8, 16, 64}) add(m, 1024, 1024);
+  // At M = 1 the weights are the traffic: memcpy of their bytes is the bound.
+  const auto add_memcpy = [](const std::string& op, size_t n, size_t k) {
+    const std::string shape = "/1x" + std::to_string(n) + "x" + std::to_string(k);
+    benchmark::RegisterBenchmark((op + "/memcpy" + shape).c_str(), MemcpyReference, n,
+                                 2 * k * n * sizeof(float))
+        ->Unit(benchmark::kMicrosecond);
+  };
+  add_memcpy("sgemm", 1024, 1024);
   for (size_t m : {1, 8, 64, 256}) {
     for (auto [k, n] : {std::pair<size_t, size_t>{512, 512}, {1024, 4096}, {4096, 1024}}) {
       const std::string shape = "/" + std::to_string(m) + "x" + std::to_string(k) + "x" +
@@ -181,6 +191,10 @@ const bool kRegistered = [] {
       reg("relu/tensorops", FcTensorops<UnaryKind::kRelu, FcImpl::kFused>);
       reg("relu/tensorops_unfused", FcTensorops<UnaryKind::kRelu, FcImpl::kUnfused>);
       reg("relu/onednn", FcOneDnn<FcActivation::kRelu>);
+      if (m == 1) {
+        add_memcpy("fc_gelu", n, k);
+        add_memcpy("fc_relu", n, k);
+      }
     }
   }
   benchmark::RegisterBenchmark("sgemm/peak/fma", FmaPeak);

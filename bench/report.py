@@ -46,17 +46,23 @@ def main():
 def print_report(report):
     cases = {}
     flops_cases = {}
+    flops_gbps = {}
     scaling = {}
+    # With --benchmark_repetitions, each case's median stands for it.
+    repeated = any(b.get("run_type") == "aggregate" for b in report["benchmarks"])
     for b in report["benchmarks"]:
         if b.get("error_occurred"):
             continue
-        op, impl, case = b["name"].split("/")[:3]
+        if repeated and b.get("aggregate_name") != "median":
+            continue
+        op, impl, case = b.get("run_name", b["name"]).split("/")[:3]
         ns = b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
         if op == "parallel":  # parallel_bench.cpp: same case, several thread counts
             scaling.setdefault(case, {})[impl] = (ns, b.get("bytes_per_second", 0) / 1e9)
             continue
         if "flops" in b:  # compute-bound cases (GEMM): GFLOP/s
             flops_cases.setdefault((op, case), {})[impl] = b["flops"] / ns
+            flops_gbps[(op, case, impl)] = b.get("bytes_per_second", 0) / 1e9
             continue
         cases.setdefault((op, case), {})[impl] = {
             "ns_per_elem": ns / b["elements"],
@@ -67,6 +73,8 @@ def print_report(report):
     if cases:
         print(f"{'case':32} {'impl':10} {'ns/elem':>9} {'GB/s':>8} {'x fastest peer':>22} {'of memcpy':>10}")
     for (op, case), impls in sorted(cases.items()):
+        if (op, case) in flops_cases:  # a GEMM case's memcpy: in the GFLOP/s table
+            continue
         peers = [(v["ns_per_elem"], k) for k, v in impls.items()
                  if not k.startswith("tensorops") and not k.startswith("memcpy")]
         best_peer, best_name = min(peers) if peers else (None, "")
@@ -88,10 +96,19 @@ def print_report(report):
             continue
         peers = [v for k, v in impls.items() if not k.startswith("tensorops")]
         best_peer = max(peers) if peers else None
+        # Where the case has a memcpy row (M = 1: the weights are the
+        # traffic), GB/s and its fraction of memcpy's.
+        memcpy = cases.get((op, case), {}).get("memcpy", {}).get("gbps")
+        if memcpy:
+            print(f"{op + '/' + case:32} {'memcpy':22} {'':>8} {'':>12} {'':>8} {memcpy:7.1f} GB/s")
         for impl, gflops in sorted(impls.items(), key=lambda kv: -kv[1]):
             speed = f"{gflops / best_peer:.2f}x" if best_peer and impl.startswith("tensorops") else ""
             frac = f"{gflops / peak:.0%}" if peak else ""
-            print(f"{op + '/' + case:32} {impl:22} {gflops:8.1f} {speed:>12} {frac:>8}")
+            line = f"{op + '/' + case:32} {impl:22} {gflops:8.1f} {speed:>12} {frac:>8}"
+            if memcpy:
+                gbps = flops_gbps.get((op, case, impl), 0)
+                line += f" {gbps:7.1f} GB/s {gbps / memcpy:4.0%} of memcpy"
+            print(line)
     print_fusion(cases, flops_cases)
     if scaling:
         print_scaling(scaling)

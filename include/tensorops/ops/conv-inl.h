@@ -223,40 +223,78 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   // When a pixel holds exactly the group's channels and the kernel is not
   // dilated along W, the taps of one kernel row are one contiguous run of
   // the input (three pixels of an RGB stem are nine floats): one copy each.
+  // The pixels are walked in order: an output row's kernel rows inside the
+  // input are found once per row, and the columns whose window lies inside
+  // need no division (for a stem, that bookkeeping cost as much as the
+  // copies).
   static void PatchRowsNhwc(const Job& job, size_t n, size_t g, size_t p, size_t count,
                             float* HWY_RESTRICT patch) {
     const size_t cg = job.in_channels / job.groups;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t k = cg * kh * kw;
+    const size_t run = kw * cg;  // the floats of one kernel row
     const bool rows_of_taps = job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(TX);
-    for (size_t i = 0; i < count; ++i) {
-      const size_t oh = (p + i) / job.w.out, ow = (p + i) % job.w.out;
-      float* row = patch + i * k;
-      const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
-      const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
-      for (size_t y = 0; y < kh; ++y) {
-        const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
-        float* taps = row + y * kw * cg;
-        if (ih < 0 || ih >= static_cast<int64_t>(job.h.in) || j0 >= j1) {
-          ZeroFloats(taps, kw * cg);
-          continue;
+    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between kernel rows
+    const size_t inside_begin = job.w.InsideBegin(), inside_end = job.w.InsideEnd();
+    size_t oh = p / job.w.out, ow = p % job.w.out;
+    size_t i0 = 0, i1 = 0;      // the output row's kernel rows inside the input
+    const TX* x_row = job.x;    // column 0 of kernel row i0's input row
+    for (size_t i = 0; i < count; ++i, ++ow) {
+      if (ow == job.w.out) {
+        ow = 0;
+        ++oh;
+      }
+      if (i == 0 || ow == 0) {
+        i0 = job.h.FirstTap(oh);
+        i1 = job.h.EndTap(oh);
+        if (i0 < i1) {
+          x_row = XAt(job, n, g * cg,
+                      static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation)), 0);
         }
-        if (rows_of_taps) {
-          ZeroFloats(taps, j0 * cg);
-          CopyRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih),
-                          static_cast<size_t>(iw0 + static_cast<int64_t>(j0))),
-                      (j1 - j0) * cg, taps + j0 * cg);
-          ZeroFloats(taps + j1 * cg, (kw - j1) * cg);
-          continue;
-        }
-        for (size_t x = 0; x < kw; ++x) {
-          float* dst = taps + x * cg;
-          if (x < j0 || x >= j1) {
-            ZeroFloats(dst, cg);
-            continue;
+      }
+      const bool inside = ow >= inside_begin && ow < inside_end;
+      if (inside && rows_of_taps && i0 < i1) {
+        // The row's pixels whose window lies inside, in one tight loop: each
+        // kernel row one copy of kw Cg floats, the pixel's start moving by
+        // the stride.
+        const size_t stretch = HWY_MIN(HWY_MIN(inside_end, job.w.out) - ow, count - i);
+        const size_t col_step = job.w.stride * job.x_stride[3];
+        const TX* src = detail::AdvanceBytes(x_row, static_cast<size_t>(job.w.Start(ow)) * job.x_stride[3]);
+        for (size_t e = 0; e < stretch; ++e) {
+          float* row = patch + (i + e) * k;
+          ZeroFloats(row, i0 * run);
+          ZeroFloats(row + i1 * run, (kh - i1) * run);
+          for (size_t y = i0; y < i1; ++y) {
+            CopyRun<TX>(detail::AdvanceBytes(src, (y - i0) * row_step), run, row + y * run);
           }
-          const int64_t iw = iw0 + static_cast<int64_t>(x * job.w.dilation);
-          CopyRun<TX>(XAt(job, n, g * cg, static_cast<size_t>(ih), static_cast<size_t>(iw)), cg, dst);
+          src = detail::AdvanceBytes(src, col_step);
+        }
+        i += stretch - 1;  // the loop's increments move to the stretch's last pixel
+        ow += stretch - 1;
+        continue;
+      }
+      float* row = patch + i * k;
+      const size_t j0 = inside ? 0 : job.w.FirstTap(ow), j1 = inside ? kw : job.w.EndTap(ow);
+      if (i0 >= i1 || j0 >= j1) {
+        ZeroFloats(row, k);
+        continue;
+      }
+      ZeroFloats(row, i0 * run);
+      ZeroFloats(row + i1 * run, (kh - i1) * run);
+      // Input column of tap j0 (inside the input).
+      const size_t first_col = static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation));
+      for (size_t y = i0; y < i1; ++y) {
+        const TX* src = detail::AdvanceBytes(x_row, (y - i0) * row_step + first_col * job.x_stride[3]);
+        float* taps = row + y * run;
+        ZeroFloats(taps, j0 * cg);
+        ZeroFloats(taps + j1 * cg, (kw - j1) * cg);
+        if (rows_of_taps) {
+          CopyRun<TX>(src, (j1 - j0) * cg, taps + j0 * cg);
+          continue;
+        }
+        for (size_t x = j0; x < j1; ++x) {
+          CopyRun<TX>(detail::AdvanceBytes(src, (x - j0) * job.w.dilation * job.x_stride[3]), cg,
+                      taps + x * cg);
         }
       }
     }

@@ -64,6 +64,16 @@ struct WindowAxis {
     const size_t end = static_cast<size_t>(room) / dilation + 1;
     return end < kernel ? end : kernel;
   }
+  // Outputs [InsideBegin(), InsideEnd()) have every tap inside [0, in)
+  // (FirstTap 0, EndTap kernel): kernels walking a row need no per-output
+  // division there. The range may be empty (InsideBegin() >= InsideEnd()).
+  size_t InsideBegin() const { return (pad_begin + stride - 1) / stride; }
+  size_t InsideEnd() const {
+    const size_t reach = (kernel - 1) * dilation;  // the last tap's offset
+    if (in + pad_begin < reach + 1) return 0;
+    const size_t end = (in - 1 + pad_begin - reach) / stride + 1;
+    return end < out ? end : out;
+  }
   // Taps of output o inside [-pad_begin, in + pad_end): AveragePool's
   // divisor with count_include_pad (a ceil_mode window can reach past the
   // end pad; those taps do not count).

@@ -80,8 +80,8 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
 // memory of inactive lanes (!HWY_MEM_OPS_MIGHT_FAULT), the tail is one masked
 // instruction; elsewhere it goes through a buffer (a masked op there may
 // read or write the whole vector, or not exist for every lane type). The
-// buffer costs a store-forwarding stall per tail: on a 24-column GEMM tile
-// it was most of the epilogue. SVE's masked ops are fault-free too, but
+// buffer costs a store-forwarding stall per tail, which on a 24-column GEMM
+// tile is most of the epilogue's time. SVE's masked ops are fault-free too, but
 // Highway 1.0.3 lacks some of them for bfloat16 there, and qemu cannot
 // measure a gain: SVE keeps the buffer until that can be done.
 template <class D>

@@ -225,7 +225,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   // the input (three pixels of an RGB stem are nine floats): one copy each.
   // The pixels are walked in order: an output row's kernel rows inside the
   // input are found once per row, and the columns whose window lies inside
-  // need no division (for a stem, that bookkeeping cost as much as the
+  // need no division (for a stem, that bookkeeping costs as much as the
   // copies).
   static void PatchRowsNhwc(const Job& job, size_t n, size_t g, size_t p, size_t count,
                             float* HWY_RESTRICT patch) {
@@ -257,7 +257,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
         // The row's pixels whose window lies inside, in one tight loop: each
         // kernel row one copy of kw Cg floats, the pixel's start moving by
         // the stride.
-        const size_t stretch = HWY_MIN(HWY_MIN(inside_end, job.w.out) - ow, count - i);
+        const size_t stretch = HWY_MIN(inside_end - ow, count - i);  // InsideEnd() <= out
         const size_t col_step = job.w.stride * job.x_stride[3];
         const TX* src = detail::AdvanceBytes(x_row, static_cast<size_t>(job.w.Start(ow)) * job.x_stride[3]);
         for (size_t e = 0; e < stretch; ++e) {

@@ -2,7 +2,8 @@
 // DequantizeLinear (uint8 -> float), per tensor and per channel (NHWC: the
 // parameters along the row), on N(0, 1) data, against oneDNN's reorder with
 // a scale and a zero point and against memcpy moving the same bytes (5 per
-// element); cases: 1M elements (cache-resident here) and 16M (DRAM).
+// element); cases: 64K elements (320 KB, within L2), 1M (5 MB, L3) and 16M
+// (80 MB, DRAM).
 // QGemm (uint8 x int8, weights prepared once) at M x 1024 x 1024 with int32
 // and requantized uint8 outputs, against oneDNN's u8 x s8 -> s32 matmul and
 // tensorops' own float GEMM on the same shape (uniform random data).
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tensorops/api.h>
@@ -308,12 +310,15 @@ void RegisterQConv(const std::string& impl, void (*fn)(benchmark::State&, ConvAr
   }
 }
 
-// <op>/<impl>/<case>, case = millions of elements.
+// <op>/<impl>/<case>, case = the number of elements.
 template <class Fn>
 void Register(const std::string& op, const std::string& impl, Fn fn) {
-  for (size_t mega : {1, 16}) {
-    const std::string name = op + "/" + impl + "/" + std::to_string(mega) + "M";
-    benchmark::RegisterBenchmark(name.c_str(), fn, mega << 20);
+  const std::pair<const char*, size_t> kSizes[] = {{"64K", size_t{1} << 16},
+                                                   {"1M", size_t{1} << 20},
+                                                   {"16M", size_t{1} << 24}};
+  for (const auto& [label, n] : kSizes) {
+    const std::string name = op + "/" + impl + "/" + label;
+    benchmark::RegisterBenchmark(name.c_str(), fn, n);
   }
 }
 

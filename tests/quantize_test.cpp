@@ -185,6 +185,72 @@ TEST_CASE("QuantizeLinear at exact ties: a true division, the quotient rounded b
   }
 }
 
+// Within a few units in the last place of a tie x / s lands on either side of
+// it, and x * (1 / s) may land on the other: kernels that multiply must catch
+// those lanes. Per tensor and per channel along rows longer than the kernel's
+// stack of reciprocals (1024), with scales at the ends of the range where
+// the reciprocal may stand in (2^-64, 2^64) and just past them, and
+// subnormal x.
+TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[quant]") {
+  const std::vector<float> scales = {0.1f,           3.0f,     0.0235294122f, 7.3f,
+                                     0.0039215689f,  0x1p-64f, 0x1p64f,       0x1.fffffep-65f,
+                                     0x1.000002p64f, 1e-30f};
+  Rng rng(23);
+  std::vector<float> x;
+  std::vector<float> row_scale;
+  std::vector<uint8_t> row_zero_point;
+  for (size_t i = 0; i < 3001; ++i) {
+    const float s = scales[i % scales.size()];
+    const int k = static_cast<int>(rng() % 520) - 260;
+    float v = (static_cast<float>(k) + 0.5f) * s;
+    for (int step = static_cast<int>(rng() % 9) - 4; step != 0; step += step > 0 ? -1 : 1) {
+      v = std::nextafter(v, step > 0 ? std::numeric_limits<float>::infinity()
+                                     : -std::numeric_limits<float>::infinity());
+    }
+    if (i % 97 == 0) v = 0x1p-140f * static_cast<float>(k);  // subnormal (or 0)
+    x.push_back(v);
+    row_scale.push_back(s);
+    row_zero_point.push_back(static_cast<uint8_t>(rng()));
+  }
+  const TensorView<const float, Strided<>> xv(x.data(), {x.size()});
+  ForEachTarget([&](int64_t) {
+    for (const float s : scales) {
+      for (const int zp : {0, 3, 128}) {
+        std::vector<uint8_t> y(x.size(), 0);
+        QuantizeLinear{}(xv, s, static_cast<uint8_t>(zp),
+                         TensorView<uint8_t, Strided<>>(y.data(), {y.size()}));
+        size_t mismatches = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+          const uint8_t want = RefQuantize<uint8_t>(x[i], s, zp);
+          if (y[i] != want && mismatches++ < 5) {
+            FAIL_CHECK("s " << s << " zp " << zp << " x " << x[i] << " got " << int{y[i]}
+                            << " want " << int{want});
+          }
+        }
+        CHECK(mismatches == 0);
+      }
+    }
+    // Two rows of 3001 channels, the axis innermost.
+    std::vector<float> x2(x);
+    x2.insert(x2.end(), x.rbegin(), x.rend());
+    std::vector<int8_t> y(x2.size(), 0);
+    std::vector<int8_t> zero_point(row_zero_point.begin(), row_zero_point.end());
+    QuantizeLinear{.axis = 1}(TensorView<const float, Strided<>>(x2.data(), {2, x.size()}),
+                              row_scale, zero_point,
+                              TensorView<int8_t, Strided<>>(y.data(), {2, x.size()}));
+    size_t mismatches = 0;
+    for (size_t i = 0; i < x2.size(); ++i) {
+      const size_t c = i % x.size();
+      const int8_t want = RefQuantize<int8_t>(x2[i], row_scale[c], zero_point[c]);
+      if (y[i] != want && mismatches++ < 5) {
+        FAIL_CHECK("index " << i << " s " << row_scale[c] << " x " << x2[i] << " got " << int{y[i]}
+                            << " want " << int{want});
+      }
+    }
+    CHECK(mismatches == 0);
+  });
+}
+
 // Quotients past 2^22 (where adding 1.5 * 2^23 no longer rounds to a whole
 // number), past 2^31 (past int32) and at float's largest, per tensor and per
 // channel, uint8 and int8: each saturates toward its sign.

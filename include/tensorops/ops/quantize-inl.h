@@ -25,25 +25,22 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using QuantTag = hn::ScalableTag<float>;
 
-// One vector of x quantized: the quotient is rounded before zp is added
-// (ONNX's order; rounding x / s + zp moves ties by zp's parity). `lo` and `hi`
-// are the output's range less zp: whole numbers, so clamping before rounding
-// clamps the rounded value. Adding 1.5 * 2^23 to a value within 2^22 rounds it
-// to a whole number, half to even (the sum's unit in the last place is 1), and
-// leaves that number in the sum's low mantissa bits, where an integer
-// subtraction reads it out with zp added.
+// One vector of the clamped quotient, rounded half to even and packed with
+// zp added (ONNX's order: rounding x / s + zp moves ties by zp's parity).
+// `q` lies within [lo, hi], the output's range less zp: whole numbers, so
+// clamping before rounding clamps the rounded value. Adding 1.5 * 2^23 to a
+// value within 2^22 rounds it to a whole number, half to even (the sum's unit
+// in the last place is 1), and leaves that number in the sum's low mantissa
+// bits, where an integer subtraction reads it out with zp added.
+constexpr float kRoundingBias = 12582912.0f;  // 1.5 * 2^23
+
 template <class Q>
-HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanes(
-    hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi,
-    hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
+HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> PackRounded(
+    hn::Vec<QuantTag> q, hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
   const QuantTag df;
   const hn::Rebind<int32_t, QuantTag> di;
   const hn::Rebind<uint32_t, QuantTag> du;
-  constexpr float kRoundingBias = 12582912.0f;  // 1.5 * 2^23
   constexpr int32_t kRoundingBiasBits = 0x4B400000;
-  auto q = math::Div(df, x, scale);
-  q = hn::IfThenZeroElse(hn::IsNaN(q), q);
-  q = hn::Min(hn::Max(q, lo), hi);
   const auto biased = hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias)));
   // U8FromU32 takes 0..255 (some targets saturate), so int8 is offset by 128
   // there and its sign bit flipped back in the byte.
@@ -56,6 +53,53 @@ HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanes(
   } else {
     return bytes;
   }
+}
+
+// x / s with NaN as 0, clamped to [lo, hi].
+HWY_INLINE hn::Vec<QuantTag> ClampedQuotient(hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale,
+                                             hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi) {
+  auto q = math::Div(QuantTag(), x, scale);
+  q = hn::IfThenZeroElse(hn::IsNaN(q), q);
+  return hn::Min(hn::Max(q, lo), hi);
+}
+
+template <class Q>
+HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanes(
+    hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi,
+    hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
+  return PackRounded<Q>(ClampedQuotient(x, scale, lo, hi), zero_point);
+}
+
+// x * (1 / s) may stand in for x / s (QuantizeLanesByReciprocal) for scales
+// in [2^-64, 2^64]: outside it a product with 1 / s can leave the normal range
+// while x / s does not, and armv7 NEON flushes subnormals to zero.
+inline constexpr float kReciprocalMinScale = 0x1p-64f;
+inline constexpr float kReciprocalMaxScale = 0x1p64f;
+
+// 1 / s where it may stand in, else 0.
+inline float QuantReciprocal(float scale) {
+  return scale >= kReciprocalMinScale && scale <= kReciprocalMaxScale ? 1.0f / scale : 0.0f;
+}
+
+// The same result as QuantizeLanes without a division where it can be had:
+// x * r (r = 1 / s rounded) is within 3 units in the last place of x / s
+// rounded, under 2^-14 for a clamped |q| <= 255, so the two round to the same
+// whole number unless the product lies within 2^-12 of a tie. A vector with
+// such a lane (on random data under 1% of them; every one at exact ties), or
+// with NaN or an infinity, divides. A division costs several times a
+// multiplication on most cores and is done lane by lane on armv7.
+template <class Q>
+HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanesByReciprocal(
+    hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> reciprocal,
+    hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi, hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
+  const QuantTag df;
+  const auto q = hn::Mul(x, reciprocal);
+  // Within [-0.5, 0.5]; NaN for NaN and infinite q, which fail the test too.
+  const auto from_whole = hn::Abs(hn::Sub(q, hn::Round(q)));
+  if (HWY_LIKELY(hn::AllTrue(df, hn::Lt(from_whole, hn::Set(df, 0.5f - 0x1p-12f))))) {
+    return PackRounded<Q>(hn::Min(hn::Max(q, lo), hi), zero_point);
+  }
+  return QuantizeLanes<Q>(x, scale, lo, hi, zero_point);
 }
 
 // Q's range as float, and the zero points of lanes [0, count) of a row whose
@@ -72,43 +116,31 @@ HWY_INLINE hn::Vec<hn::Rebind<int32_t, QuantTag>> ZeroPointsAt(const Q* zero_poi
   return hn::PromoteTo(di, LoadUpTo(hn::Rebind<Q, QuantTag>(), zero_point, count));
 }
 
-// Inlined into the row loop with along_row fixed: NHWC per channel runs short
-// rows (one per pixel), where a call per row would cost as much as the row.
-template <class X, class Q, bool kAlongRow>
-HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count,
-                            const float* scale, const Q* zero_point) {
+// One row whose elements share one scale and zero point; `reciprocal` is
+// QuantReciprocal of the scale, or null (divide).
+template <class X, class Q>
+HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count, float scale,
+                            const float* reciprocal, Q zero_point) {
   const QuantTag df;
   const hn::Rebind<X, QuantTag> dx;
   const hn::Rebind<Q, QuantTag> dq;
+  const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
-  if constexpr (!kAlongRow) {
-    const hn::Rebind<int32_t, QuantTag> di;
-    const auto s = hn::Set(df, scale[0]);
-    const int32_t zp0 = zero_point == nullptr ? 0 : zero_point[0];
-    const auto zp = hn::Set(di, zp0);
-    const auto lo = hn::Set(df, kQuantLo<Q> - static_cast<float>(zp0));
-    const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zp0));
-    size_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
-      const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + i));
-      hn::StoreU(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i);
-    }
-    if (i < count) {
-      const auto v = WidenToF32<X>(df, LoadTail(dx, x + i, count - i));
-      StoreTail(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i, count - i);
-    }
-    return;
+  const auto s = hn::Set(df, scale);
+  const auto zp = hn::Set(di, int32_t{zero_point});
+  const auto lo = hn::Set(df, kQuantLo<Q> - static_cast<float>(zero_point));
+  const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zero_point));
+  const auto quantize = [&](hn::Vec<QuantTag> v) {
+    return reciprocal == nullptr
+               ? QuantizeLanes<Q>(v, s, lo, hi, zp)
+               : QuantizeLanesByReciprocal<Q>(v, s, hn::Set(df, *reciprocal), lo, hi, zp);
+  };
+  size_t i = 0;
+  for (; i + lanes <= count; i += lanes) {
+    hn::StoreU(quantize(WidenToF32<X>(df, hn::LoadU(dx, x + i))), dq, y + i);
   }
-  for (size_t i = 0; i < count; i += lanes) {
-    const size_t n = HWY_MIN(lanes, count - i);
-    // Lanes past n divide by a zero scale; their results are not stored.
-    const auto s = LoadUpTo(df, scale + i, n);
-    const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, n);
-    const auto zp_float = hn::ConvertTo(df, zp);
-    const auto lo = hn::Sub(hn::Set(df, kQuantLo<Q>), zp_float);
-    const auto hi = hn::Sub(hn::Set(df, kQuantHi<Q>), zp_float);
-    const auto v = WidenToF32<X>(df, LoadUpTo(dx, x + i, n));
-    StoreUpTo(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i, n);
+  if (i < count) {
+    StoreTail(quantize(WidenToF32<X>(df, LoadTail(dx, x + i, count - i))), dq, y + i, count - i);
   }
 }
 
@@ -128,27 +160,81 @@ HWY_INLINE hn::Vec<QuantTag> DequantizeLanes(hn::Vec<hn::Rebind<Q, QuantTag>> x,
   }
 }
 
-template <class Q, class Y, bool kAlongRow>
-HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t count,
-                              const float* scale, const Q* zero_point) {
+template <class Q, class Y>
+HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t count, float scale,
+                              Q zero_point) {
   const QuantTag df;
   const hn::Rebind<Q, QuantTag> dq;
   const hn::Rebind<Y, QuantTag> dy;
   const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
-  if constexpr (!kAlongRow) {
-    const auto s = hn::Set(df, scale[0]);
-    const auto zp = hn::Set(di, zero_point == nullptr ? 0 : static_cast<int32_t>(zero_point[0]));
-    size_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
-      hn::StoreU(NarrowFromF32<Y>(df, DequantizeLanes<Q>(hn::LoadU(dq, x + i), zp, s)), dy, y + i);
-    }
-    if (i < count) {
-      const auto v = DequantizeLanes<Q>(LoadTail(dq, x + i, count - i), zp, s);
-      StoreTail(NarrowFromF32<Y>(df, v), dy, y + i, count - i);
-    }
-    return;
+  const auto s = hn::Set(df, scale);
+  const auto zp = hn::Set(di, static_cast<int32_t>(zero_point));
+  size_t i = 0;
+  for (; i + lanes <= count; i += lanes) {
+    hn::StoreU(NarrowFromF32<Y>(df, DequantizeLanes<Q>(hn::LoadU(dq, x + i), zp, s)), dy, y + i);
   }
+  if (i < count) {
+    const auto v = DequantizeLanes<Q>(LoadTail(dq, x + i, count - i), zp, s);
+    StoreTail(NarrowFromF32<Y>(df, v), dy, y + i, count - i);
+  }
+}
+
+// Rows whose parameters change along them (the axis is the row), taken
+// kRowBatch at a time: all rows of a job share one row of parameters, and each
+// vector of them is set up once per batch. NHWC per channel runs short rows
+// (one per pixel), where setting up per row would cost as much as the row.
+inline constexpr size_t kRowBatch = 16;
+
+template <class In, class Out>
+struct RowBatch {
+  const In* x[kRowBatch];
+  Out* y[kRowBatch];
+  size_t rows = 0;
+};
+
+template <class X, class Q>
+HWY_INLINE void QuantizeRows(const RowBatch<X, Q>& batch, size_t count, const float* scale,
+                             const Q* zero_point) {
+  const QuantTag df;
+  const hn::Rebind<X, QuantTag> dx;
+  const hn::Rebind<Q, QuantTag> dq;
+  const size_t lanes = hn::Lanes(df);
+  for (size_t i = 0; i < count; i += lanes) {
+    const size_t n = HWY_MIN(lanes, count - i);
+    // Lanes past n take scale 1: their results are not stored.
+    const auto s = hn::IfThenElse(hn::FirstN(df, n), LoadUpTo(df, scale + i, n), hn::Set(df, 1.0f));
+    const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, n);
+    const auto zp_float = hn::ConvertTo(df, zp);
+    const auto lo = hn::Sub(hn::Set(df, kQuantLo<Q>), zp_float);
+    const auto hi = hn::Sub(hn::Set(df, kQuantHi<Q>), zp_float);
+    const bool by_reciprocal =
+        hn::AllTrue(df, hn::And(hn::Ge(s, hn::Set(df, kReciprocalMinScale)),
+                                hn::Le(s, hn::Set(df, kReciprocalMaxScale))));
+    if (by_reciprocal) {
+      const auto reciprocal = math::Div(df, hn::Set(df, 1.0f), s);
+      for (size_t r = 0; r < batch.rows; ++r) {
+        const auto v = WidenToF32<X>(df, LoadUpTo(dx, batch.x[r] + i, n));
+        StoreUpTo(QuantizeLanesByReciprocal<Q>(v, s, reciprocal, lo, hi, zp), dq, batch.y[r] + i,
+                  n);
+      }
+    } else {
+      for (size_t r = 0; r < batch.rows; ++r) {
+        const auto v = WidenToF32<X>(df, LoadUpTo(dx, batch.x[r] + i, n));
+        StoreUpTo(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, batch.y[r] + i, n);
+      }
+    }
+  }
+}
+
+template <class Q, class Y>
+HWY_INLINE void DequantizeRows(const RowBatch<Q, Y>& batch, size_t count, const float* scale,
+                               const Q* zero_point) {
+  const QuantTag df;
+  const hn::Rebind<Q, QuantTag> dq;
+  const hn::Rebind<Y, QuantTag> dy;
+  const hn::Rebind<int32_t, QuantTag> di;
+  const size_t lanes = hn::Lanes(df);
   for (size_t i = 0; i < count; i += lanes) {
     const size_t n = HWY_MIN(lanes, count - i);
     const auto s = LoadUpTo(df, scale + i, n);
@@ -156,8 +242,10 @@ HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t
     if constexpr (!hwy::IsSame<Q, int32_t>()) {
       if (zero_point != nullptr) zp = hn::PromoteTo(di, LoadUpTo(dq, zero_point + i, n));
     }
-    const auto v = DequantizeLanes<Q>(LoadUpTo(dq, x + i, n), zp, s);
-    StoreUpTo(NarrowFromF32<Y>(df, v), dy, y + i, n);
+    for (size_t r = 0; r < batch.rows; ++r) {
+      const auto v = DequantizeLanes<Q>(LoadUpTo(dq, batch.x[r] + i, n), zp, s);
+      StoreUpTo(NarrowFromF32<Y>(df, v), dy, batch.y[r] + i, n);
+    }
   }
 }
 
@@ -172,18 +260,50 @@ HWY_INLINE void ForEachQuantRow(const LinearQuantJob<In, Out, Q>& job, const Row
   });
 }
 
+// Calls batch_fn(batch, scale, zero_point) for the job's rows, kRowBatch at a
+// time, when the parameters run along the row.
+template <class In, class Out, class Q, class BatchFn>
+HWY_INLINE void ForEachQuantRowBatch(const LinearQuantJob<In, Out, Q>& job,
+                                     const BatchFn& batch_fn) {
+  RowBatch<In, Out> batch;
+  const float* batch_scale = nullptr;
+  const Q* batch_zero_point = nullptr;
+  ForEachQuantRow(job, [&](const In* x, Out* y, const float* scale, const Q* zero_point) {
+    if (batch.rows == kRowBatch || (batch.rows != 0 && scale != batch_scale)) {
+      batch_fn(batch, batch_scale, batch_zero_point);
+      batch.rows = 0;
+    }
+    batch_scale = scale;
+    batch_zero_point = zero_point;
+    batch.x[batch.rows] = x;
+    batch.y[batch.rows] = y;
+    ++batch.rows;
+  });
+  if (batch.rows != 0) batch_fn(batch, batch_scale, batch_zero_point);
+}
+
+// Per tensor (or an axis outside the row), the reciprocal is taken when the
+// scale changes: once per call, or once per row.
 template <class X, class Q>
 struct Impl<QuantizeKernel<X, Q>> {
   static void Run(const QuantizeKernel<X, Q>&, const typename QuantizeKernel<X, Q>::Job& job) {
     if (job.along_row) {
-      ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
-        QuantizeRow<X, Q, true>(x, y, job.nest.row, scale, zero_point);
-      });
-    } else {
-      ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
-        QuantizeRow<X, Q, false>(x, y, job.nest.row, scale, zero_point);
-      });
+      ForEachQuantRowBatch(
+          job, [&](const RowBatch<X, Q>& batch, const float* scale, const Q* zero_point) {
+            QuantizeRows<X, Q>(batch, job.nest.row, scale, zero_point);
+          });
+      return;
     }
+    const float* taken_for = nullptr;
+    float reciprocal = 0.0f;
+    ForEachQuantRow(job, [&](const X* x, Q* y, const float* scale, const Q* zero_point) {
+      if (scale != taken_for) {
+        taken_for = scale;
+        reciprocal = QuantReciprocal(*scale);
+      }
+      QuantizeRow<X, Q>(x, y, job.nest.row, *scale, reciprocal == 0.0f ? nullptr : &reciprocal,
+                        zero_point == nullptr ? Q{0} : *zero_point);
+    });
   }
 };
 
@@ -191,14 +311,15 @@ template <class Q, class Y>
 struct Impl<DequantizeKernel<Q, Y>> {
   static void Run(const DequantizeKernel<Q, Y>&, const typename DequantizeKernel<Q, Y>::Job& job) {
     if (job.along_row) {
-      ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
-        DequantizeRow<Q, Y, true>(x, y, job.nest.row, scale, zero_point);
-      });
-    } else {
-      ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
-        DequantizeRow<Q, Y, false>(x, y, job.nest.row, scale, zero_point);
-      });
+      ForEachQuantRowBatch(
+          job, [&](const RowBatch<Q, Y>& batch, const float* scale, const Q* zero_point) {
+            DequantizeRows<Q, Y>(batch, job.nest.row, scale, zero_point);
+          });
+      return;
     }
+    ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {
+      DequantizeRow<Q, Y>(x, y, job.nest.row, *scale, zero_point == nullptr ? Q{0} : *zero_point);
+    });
   }
 };
 

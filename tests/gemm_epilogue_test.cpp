@@ -13,7 +13,8 @@ namespace {
 constexpr int kAll = kWithBias | kWithAct | kWithResidual;
 
 // M, N, K: size 1, tails of the register tile, and K across the cache block
-// (two blocks and a tail) with M small (the row-streaming path) and large.
+// (two blocks and a tail) with M small (the row-streaming path) and large,
+// and one row across many panels.
 std::vector<EpilogueCase> SizeCases() {
   const GemmBlocking blk = ActiveGemmBlocking();
   return {
@@ -22,6 +23,8 @@ std::vector<EpilogueCase> SizeCases() {
       {3, 2 * blk.nr + 5, 2 * blk.kc + 3},
       {2 * blk.mr + 3, blk.nr - 1, blk.kc + 1, false, false, 1.0f, 0.0f, 1},
       {blk.mr - 1, 2 * blk.nr + 1, 13, true, true, 0.5f, 0.75f, 2},
+      // One row across many packed panels (the several-panel single-row tile).
+      {1, 12 * blk.nr + 7, blk.kc + 5, false, true, 1.0f, 0.5f, 1},
   };
 }
 

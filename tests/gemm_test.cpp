@@ -155,6 +155,11 @@ TEST_CASE("Gemm: mixed magnitudes, every path", "[gemm]") {
   CheckGemm({2, 37, 2 * blk.kc + 9, false, false, 0.5f, 1.0f, 1}, /*packed_b=*/true, false, true);
   CheckGemm({40, 33, 20, true, true, 1.0f, 0.5f, 2}, /*packed_b=*/true, false, true);
   CheckGemm<hwy::float16_t, hwy::bfloat16_t>({9, 33, 20, false, true}, false, false, true);
+  // One row across many panels, several at a time: pre-packed (and compared
+  // bit for bit with B streamed by rows), and packed per call (B^T).
+  CheckGemm({1, 12 * blk.nr + 7, 2 * blk.kc + 5, false, false, 1.0f, 0.5f}, /*packed_b=*/true,
+            false, true);
+  CheckGemm({1, 12 * blk.nr + 7, blk.kc + 3, true, true, -2.0f, 0.0f, 3}, false, false, true);
 }
 
 TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {

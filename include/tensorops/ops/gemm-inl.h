@@ -269,6 +269,62 @@ constexpr auto MakeMicroTiles(std::index_sequence<kVec...>) {
       MicroTileRow<kVec + 1>(std::make_index_sequence<kGemmRows>{})...};
 }
 
+// One row of C across kRowPanels whole panels at once (M = 1: batch-1 fully
+// connected layers). A single-row tile has only kGemmVecs accumulators, each
+// one FMA chain, so it waits on the FMA latency (on AVX2, 16 floats of B per
+// 4 cycles, 60% of memcpy's rate over the weights); kRowPanels panels keep
+// about eight chains in flight. Each accumulator still sums its column in k
+// order from zero, so C has the same bits as the one-panel tile.
+inline constexpr size_t kRowPanels = (8 + kGemmVecs - 1) / kGemmVecs;
+
+// Panel p's vector v of this k is at b + p * panel_step + v * lanes.
+template <size_t kVecs, class... V>
+HWY_INLINE void RowPanelsBody(APanel panel, const float* HWY_RESTRICT b, size_t panel_step,
+                              size_t depth, float* c, float alpha, float beta, V... acc) {
+  constexpr size_t kAcc = sizeof...(V);
+  static_assert(kAcc == kRowPanels * kVecs, "one accumulator per (panel, vector)");
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t nr = kVecs * lanes;
+  const float* HWY_RESTRICT a = panel.a;
+  for (size_t k = 0; k < depth; ++k) {
+    const auto ak = hn::Set(d, *a);
+    Unroll<kAcc>([&](auto t) {
+      constexpr size_t kT = decltype(t)::value;
+      auto& sum = Nth<kT>(acc...);
+      sum = hn::MulAdd(ak, hn::LoadU(d, b + kT / kVecs * panel_step + kT % kVecs * lanes), sum);
+    });
+    a += panel.k_step;
+    b += nr;
+  }
+  const auto valpha = hn::Set(d, alpha);
+  const auto vbeta = hn::Set(d, beta);
+  Unroll<kAcc>([&](auto t) {
+    constexpr size_t kT = decltype(t)::value;
+    float* out = c + kT * lanes;  // panels are nr columns wide, so t's columns
+    auto r = hn::Mul(Nth<kT>(acc...), valpha);
+    if (beta != 0.0f) r = hn::MulAdd(vbeta, hn::LoadU(d, out), r);
+    hn::StoreU(r, d, out);
+  });
+}
+
+template <size_t... kI>
+HWY_INLINE void RowPanelsFromZero(std::index_sequence<kI...>, APanel panel,
+                                  const float* HWY_RESTRICT b, size_t panel_step, size_t depth,
+                                  float* c, float alpha, float beta) {
+  const auto zero = hn::Zero(GemmTag());
+  RowPanelsBody<kGemmVecs>(panel, b, panel_step, depth, c, alpha, beta, Copy<kI>(zero)...);
+}
+
+// C[0, kRowPanels * nr) of one row from kRowPanels consecutive whole panels,
+// panel_step floats apart; as MicroTile otherwise.
+HWY_NOINLINE inline void RowPanelsTile(APanel panel, const float* HWY_RESTRICT b,
+                                       size_t panel_step, size_t depth, float* c, float alpha,
+                                       float beta) {
+  RowPanelsFromZero(std::make_index_sequence<kRowPanels * kGemmVecs>{}, panel, b, panel_step,
+                    depth, c, alpha, beta);
+}
+
 // -------------------------------------------------------------- the loops
 
 // C = beta * C without reading C when beta = 0 (alpha = 0 or K = 0).
@@ -469,7 +525,29 @@ struct GemmLoops {
         for (size_t ic = 0; ic < job.m; ic += blk.mc) {
           const size_t mc = HWY_MIN(blk.mc, job.m - ic);
           if (!a_in_place) PackA<TA>(job.a, job.a_stride, ic, mc, pc, kc, a_pack);
-          for (size_t jr = 0; jr < nc; jr += nr) {
+          size_t jr = 0;
+          if (mc == 1 && !b_in_place) {  // one row: kRowPanels whole panels at a time
+            const size_t panel_step = job.packed_b != nullptr ? job.k * nr : kc * nr;
+            for (; jr + kRowPanels * nr <= nc; jr += kRowPanels * nr) {
+              const float* b_panel = job.packed_b != nullptr
+                                         ? job.packed_b + (jc + jr) / nr * job.k * nr + pc * nr
+                                         : b_pack + jr / nr * kc * nr;
+              float* c = sums.At(ic, jr);
+              const APanel a_panel =
+                  a_in_place ? APanel{reinterpret_cast<const float*>(ElementAt(
+                                          job.a, ic * job.a_stride[0] + pc * sizeof(float))),
+                                      1, job.a_stride[0] / sizeof(float)}
+                             : APanel{a_pack, kGemmRows, 1};
+              RowPanelsTile(a_panel, b_panel, panel_step, kc, c, job.alpha, beta);
+              if constexpr (kFinishPass) {
+                if (last_block) {
+                  finish.pass(finish.states, c, sums.row_bytes, CAt(job, ic, jc + jr),
+                              job.c_row_bytes, 1, kRowPanels * nr, ic, jc + jr);
+                }
+              }
+            }
+          }
+          for (; jr < nc; jr += nr) {
             const size_t cols = HWY_MIN(nr, nc - jr);
             const float* b_panel;
             size_t b_step = nr;

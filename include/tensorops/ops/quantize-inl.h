@@ -10,6 +10,8 @@
 #define TENSOROPS_OPS_QUANTIZE_INL_H_
 #endif
 
+#include <bit>
+
 #include <hwy/highway.h>
 
 #include "tensorops/detail/ieee-inl.h"
@@ -88,15 +90,31 @@ inline float QuantReciprocal(float scale) {
 // such a lane (on random data under 1% of them; every one at exact ties), or
 // with NaN or an infinity, divides. A division costs several times a
 // multiplication on most cores and is done lane by lane on armv7.
+// |q - (q's nearest whole number)|: at most 0.5 for |q| < 2^22, NaN for NaN
+// and infinite q; beyond 2^22 possibly more than 0.5. armv7 adds and subtracts
+// 1.5 * 2^23: Highway emulates Round there with float comparisons, which GCC
+// runs lane by lane on the VFP unit (NEON's do not handle subnormals).
+HWY_INLINE hn::Vec<QuantTag> DistanceFromWhole(hn::Vec<QuantTag> q) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  const auto bias = hn::Set(QuantTag(), kRoundingBias);
+  return hn::Abs(hn::Sub(q, hn::Sub(hn::Add(q, bias), bias)));
+#else
+  return hn::Abs(hn::Sub(q, hn::Round(q)));
+#endif
+}
+
 template <class Q>
 HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanesByReciprocal(
     hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> reciprocal,
     hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi, hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
   const QuantTag df;
+  const hn::Rebind<int32_t, QuantTag> di;
   const auto q = hn::Mul(x, reciprocal);
-  // Within [-0.5, 0.5]; NaN for NaN and infinite q, which fail the test too.
-  const auto from_whole = hn::Abs(hn::Sub(q, hn::Round(q)));
-  if (HWY_LIKELY(hn::AllTrue(df, hn::Lt(from_whole, hn::Set(df, 0.5f - 0x1p-12f))))) {
+  // Compared as integers (the same order for non-negative floats; NaN's bits
+  // exceed the bound's): a float comparison would run lane by lane on armv7.
+  constexpr int32_t kFarFromTieBits = std::bit_cast<int32_t>(0.5f - 0x1p-12f);
+  const auto distance = hn::BitCast(di, DistanceFromWhole(q));
+  if (HWY_LIKELY(hn::AllTrue(di, hn::Lt(distance, hn::Set(di, kFarFromTieBits))))) {
     return PackRounded<Q>(hn::Min(hn::Max(q, lo), hi), zero_point);
   }
   return QuantizeLanes<Q>(x, scale, lo, hi, zero_point);
@@ -116,31 +134,38 @@ HWY_INLINE hn::Vec<hn::Rebind<int32_t, QuantTag>> ZeroPointsAt(const Q* zero_poi
   return hn::PromoteTo(di, LoadUpTo(hn::Rebind<Q, QuantTag>(), zero_point, count));
 }
 
-// One row whose elements share one scale and zero point; `reciprocal` is
-// QuantReciprocal of the scale, or null (divide).
-template <class X, class Q>
+// One row whose elements share one scale and zero point; with kByReciprocal,
+// `reciprocal` is QuantReciprocal of the scale (nonzero). A template flag, not
+// a branch per vector: GCC left such a branch's lambda out of line on armv7.
+template <class X, class Q, bool kByReciprocal>
 HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t count, float scale,
-                            const float* reciprocal, Q zero_point) {
+                            float reciprocal, Q zero_point) {
   const QuantTag df;
   const hn::Rebind<X, QuantTag> dx;
   const hn::Rebind<Q, QuantTag> dq;
   const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
   const auto s = hn::Set(df, scale);
+  const auto r = hn::Set(df, reciprocal);
   const auto zp = hn::Set(di, int32_t{zero_point});
   const auto lo = hn::Set(df, kQuantLo<Q> - static_cast<float>(zero_point));
   const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zero_point));
-  const auto quantize = [&](hn::Vec<QuantTag> v) {
-    return reciprocal == nullptr
-               ? QuantizeLanes<Q>(v, s, lo, hi, zp)
-               : QuantizeLanesByReciprocal<Q>(v, s, hn::Set(df, *reciprocal), lo, hi, zp);
-  };
   size_t i = 0;
   for (; i + lanes <= count; i += lanes) {
-    hn::StoreU(quantize(WidenToF32<X>(df, hn::LoadU(dx, x + i))), dq, y + i);
+    const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + i));
+    if constexpr (kByReciprocal) {
+      hn::StoreU(QuantizeLanesByReciprocal<Q>(v, s, r, lo, hi, zp), dq, y + i);
+    } else {
+      hn::StoreU(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i);
+    }
   }
   if (i < count) {
-    StoreTail(quantize(WidenToF32<X>(df, LoadTail(dx, x + i, count - i))), dq, y + i, count - i);
+    const auto v = WidenToF32<X>(df, LoadTail(dx, x + i, count - i));
+    if constexpr (kByReciprocal) {
+      StoreTail(QuantizeLanesByReciprocal<Q>(v, s, r, lo, hi, zp), dq, y + i, count - i);
+    } else {
+      StoreTail(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, y + i, count - i);
+    }
   }
 }
 
@@ -301,8 +326,12 @@ struct Impl<QuantizeKernel<X, Q>> {
         taken_for = scale;
         reciprocal = QuantReciprocal(*scale);
       }
-      QuantizeRow<X, Q>(x, y, job.nest.row, *scale, reciprocal == 0.0f ? nullptr : &reciprocal,
-                        zero_point == nullptr ? Q{0} : *zero_point);
+      const Q zp = zero_point == nullptr ? Q{0} : *zero_point;
+      if (reciprocal != 0.0f) {
+        QuantizeRow<X, Q, true>(x, y, job.nest.row, *scale, reciprocal, zp);
+      } else {
+        QuantizeRow<X, Q, false>(x, y, job.nest.row, *scale, 0.0f, zp);
+      }
     });
   }
 };

@@ -158,6 +158,23 @@ TEST_CASE("QuantizeLinear rounds x / s half to even, then adds zp and saturates"
   CheckQuantizeShapes<hwy::bfloat16_t, int8_t>();
 }
 
+// QuantizeLinear of a 1-D x with one scale and zero point against RefQuantize,
+// on the current target.
+void CheckQuantizedPerTensor(const std::vector<float>& x, float s, int zp) {
+  std::vector<uint8_t> y(x.size(), 0);
+  QuantizeLinear{}(TensorView<const float, Strided<>>(x.data(), {x.size()}), s,
+                   static_cast<uint8_t>(zp), TensorView<uint8_t, Strided<>>(y.data(), {y.size()}));
+  size_t mismatches = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const uint8_t want = RefQuantize<uint8_t>(x[i], s, zp);
+    if (y[i] != want && mismatches++ < 5) {
+      FAIL_CHECK("s " << s << " zp " << zp << " x " << x[i] << " got " << int{y[i]} << " want "
+                      << int{want});
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
 TEST_CASE("QuantizeLinear at exact ties: a true division, the quotient rounded before zp",
           "[quant]") {
   // Every tie (k + 0.5) s for k in [-300, 300) with odd and even zero points:
@@ -167,30 +184,16 @@ TEST_CASE("QuantizeLinear at exact ties: a true division, the quotient rounded b
     for (const int zp : {0, 1, 127, 128, 255}) {
       std::vector<float> x;
       for (int k = -300; k < 300; ++k) x.push_back((static_cast<float>(k) + 0.5f) * s);
-      ForEachTarget([&](int64_t) {
-        std::vector<uint8_t> y(x.size(), 0);
-        QuantizeLinear{}(TensorView<const float, Strided<>>(x.data(), {x.size()}), s,
-                         static_cast<uint8_t>(zp), TensorView<uint8_t, Strided<>>(y.data(), {y.size()}));
-        size_t mismatches = 0;
-        for (size_t i = 0; i < x.size(); ++i) {
-          const uint8_t want = RefQuantize<uint8_t>(x[i], s, zp);
-          if (y[i] != want && mismatches++ < 5) {
-            FAIL_CHECK("s " << s << " zp " << zp << " x " << x[i] << " got " << int{y[i]}
-                            << " want " << int{want});
-          }
-        }
-        CHECK(mismatches == 0);
-      });
+      ForEachTarget([&](int64_t) { CheckQuantizedPerTensor(x, s, zp); });
     }
   }
 }
 
 // Within a few units in the last place of a tie x / s lands on either side of
 // it, and x * (1 / s) may land on the other: kernels that multiply must catch
-// those lanes. Per tensor and per channel along rows longer than the kernel's
-// stack of reciprocals (1024), with scales at the ends of the range where
-// the reciprocal may stand in (2^-64, 2^64) and just past them, and
-// subnormal x.
+// those lanes. Per tensor and per channel along two rows of 3001 (full vectors
+// and a tail), with scales at the ends of the range where the reciprocal may
+// stand in (2^-64, 2^64) and just past them, and subnormal x.
 TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[quant]") {
   const std::vector<float> scales = {0.1f,           3.0f,     0.0235294122f, 7.3f,
                                      0.0039215689f,  0x1p-64f, 0x1p64f,       0x1.fffffep-65f,
@@ -212,23 +215,9 @@ TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[qu
     row_scale.push_back(s);
     row_zero_point.push_back(static_cast<uint8_t>(rng()));
   }
-  const TensorView<const float, Strided<>> xv(x.data(), {x.size()});
   ForEachTarget([&](int64_t) {
     for (const float s : scales) {
-      for (const int zp : {0, 3, 128}) {
-        std::vector<uint8_t> y(x.size(), 0);
-        QuantizeLinear{}(xv, s, static_cast<uint8_t>(zp),
-                         TensorView<uint8_t, Strided<>>(y.data(), {y.size()}));
-        size_t mismatches = 0;
-        for (size_t i = 0; i < x.size(); ++i) {
-          const uint8_t want = RefQuantize<uint8_t>(x[i], s, zp);
-          if (y[i] != want && mismatches++ < 5) {
-            FAIL_CHECK("s " << s << " zp " << zp << " x " << x[i] << " got " << int{y[i]}
-                            << " want " << int{want});
-          }
-        }
-        CHECK(mismatches == 0);
-      }
+      for (const int zp : {0, 3, 128}) CheckQuantizedPerTensor(x, s, zp);
     }
     // Two rows of 3001 channels, the axis innermost.
     std::vector<float> x2(x);

@@ -83,13 +83,6 @@ inline float QuantReciprocal(float scale) {
   return scale >= kReciprocalMinScale && scale <= kReciprocalMaxScale ? 1.0f / scale : 0.0f;
 }
 
-// The same result as QuantizeLanes without a division where it can be had:
-// x * r (r = 1 / s rounded) is within 3 units in the last place of x / s
-// rounded, under 2^-14 for a clamped |q| <= 255, so the two round to the same
-// whole number unless the product lies within 2^-12 of a tie. A vector with
-// such a lane (on random data under 1% of them; every one at exact ties), or
-// with NaN or an infinity, divides. A division costs several times a
-// multiplication on most cores and is done lane by lane on armv7.
 // |q - (q's nearest whole number)|: at most 0.5 for |q| < 2^22, NaN for NaN
 // and infinite q; beyond 2^22 possibly more than 0.5. armv7 adds and subtracts
 // 1.5 * 2^23: Highway emulates Round there with float comparisons, which GCC
@@ -103,6 +96,13 @@ HWY_INLINE hn::Vec<QuantTag> DistanceFromWhole(hn::Vec<QuantTag> q) {
 #endif
 }
 
+// The same result as QuantizeLanes without a division where it can be had:
+// x * r (r = 1 / s rounded) is within 3 units in the last place of x / s
+// rounded, under 2^-14 for a clamped |q| <= 255, so the two round to the same
+// whole number unless the product lies within 2^-12 of a tie. A vector with
+// such a lane (on random data under 1% of them; every one at exact ties), or
+// with NaN or an infinity, divides. A division costs several times a
+// multiplication on most cores and is done lane by lane on armv7.
 template <class Q>
 HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanesByReciprocal(
     hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> reciprocal,

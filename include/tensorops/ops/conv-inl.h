@@ -386,7 +386,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
           auto a = hn::Zero(d);
           for (size_t i = i0; i < i1; ++i) {
             for (size_t j = j0; j < j1; ++j) {
-              a = hn::MulAdd(LoadUpToAsF32<float>(d, w_at(i, j), channels),
+              a = TileMulAdd(LoadUpToAsF32<float>(d, w_at(i, j), channels),
                              LoadUpToAsF32<TX>(d, x_at(i, j), channels), a);
             }
           }
@@ -407,13 +407,13 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
             for (size_t j = j0; j < j1; ++j) {
               const TX* px = x_at(i, j);
               const float* pw = w_at(i, j);
-              a0 = hn::MulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
+              a0 = TileMulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
               if constexpr (kChains > 1) {
-                a1 = hn::MulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
+                a1 = TileMulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
               }
               if constexpr (kChains > 2) {
-                a2 = hn::MulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
-                a3 = hn::MulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
+                a2 = TileMulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
+                a3 = TileMulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
               }
             }
           }
@@ -492,8 +492,8 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
               const size_t reach = j * job.w.dilation;
               const float* in = plane + ((reach % s) * rows + r) * cols + reach / s + ow;
               const auto wv = hn::Set(d, weights[i * kw + j]);
-              a0 = hn::MulAdd(wv, hn::LoadU(d, in), a0);
-              if (two) a1 = hn::MulAdd(wv, hn::LoadU(d, in + lanes), a1);
+              a0 = TileMulAdd(wv, hn::LoadU(d, in), a0);
+              if (two) a1 = TileMulAdd(wv, hn::LoadU(d, in + lanes), a1);
             }
           }
           if constexpr (kSumsToScratch) {

@@ -24,17 +24,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // The register tile: kGemmRows x kGemmVecs vectors of accumulators, plus
 // kGemmVecs vectors of B and one broadcast of A, must fit the register file
-// (32 vector registers on AVX-512, NEON and SVE, 16 on AVX2/SSE4/WASM). 8 x 3
-// uses 28 of 32; 6 x 2 uses 15 of 16. Per k the tile issues kGemmRows *
-// kGemmVecs FMAs for kGemmVecs + kGemmRows loads, which two FMA pipes and two
-// or three load ports sustain. On Arm the tile is 8 rows x 3 vectors whatever
-// the width: 8 x 12 floats on NEON (the Compute Library's A64 SGEMM shape),
-// 8 x 3 VL on SVE, where the panel width follows Lanes() at run time
-// (GemmPanelWidth) and only the register count is fixed.
+// (32 vector registers on AVX-512, aarch64 NEON and SVE, 16 on AVX2/SSE4,
+// WASM and armv7 NEON). 8 x 3 uses 28 of 32; 6 x 2 uses 15 of 16. Per k the
+// tile issues kGemmRows * kGemmVecs FMAs for kGemmVecs + kGemmRows loads,
+// which two FMA pipes and two or three load ports sustain. On aarch64 the
+// tile is 8 rows x 3 vectors whatever the width: 8 x 12 floats on NEON (the
+// Compute Library's A64 SGEMM shape), 8 x 3 VL on SVE, where the panel width
+// follows Lanes() at run time (GemmPanelWidth) and only the register count
+// is fixed.
 #if HWY_TARGET == HWY_SCALAR
 inline constexpr size_t kGemmRows = 4;
 inline constexpr size_t kGemmVecs = 4;
-#elif (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM
+#elif (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
 inline constexpr size_t kGemmRows = 8;
 inline constexpr size_t kGemmVecs = 3;
 #else
@@ -43,6 +44,19 @@ inline constexpr size_t kGemmVecs = 2;
 #endif
 
 using GemmTag = hn::ScalableTag<float>;
+
+// sum + a * b in the GEMM's tiles and the direct convolutions. armv7 NEON
+// without VFPv4 has no fused multiply-add, so Highway issues vmul then vadd;
+// vmla.f32 gives the same bits (the product rounded, then the sum; NEON
+// flushes subnormals in both) in one instruction.
+template <class V>
+HWY_INLINE V TileMulAdd(V a, V b, V sum) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON && !defined(__ARM_VFPV4__)
+  return V(vmlaq_f32(sum.raw, a.raw, b.raw));
+#else
+  return hn::MulAdd(a, b, sum);
+#endif
+}
 
 HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
 
@@ -212,7 +226,7 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
         // (decltype: i is captured, and a capture is no constant expression.)
         constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
         auto& sum = Nth<kI * kVecs + kV>(acc...);
-        sum = hn::MulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
+        sum = TileMulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
       });
     });
     a += panel.k_step;
@@ -292,7 +306,7 @@ HWY_INLINE void RowPanelsBody(APanel panel, const float* HWY_RESTRICT b, size_t 
     Unroll<kAcc>([&](auto t) {
       constexpr size_t kT = decltype(t)::value;
       auto& sum = Nth<kT>(acc...);
-      sum = hn::MulAdd(ak, hn::LoadU(d, b + kT / kVecs * panel_step + kT % kVecs * lanes), sum);
+      sum = TileMulAdd(ak, hn::LoadU(d, b + kT / kVecs * panel_step + kT % kVecs * lanes), sum);
     });
     a += panel.k_step;
     b += nr;
@@ -368,10 +382,10 @@ HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup]
       constexpr size_t kI = decltype(i)::value;
       float* out = acc + kI * cols + j;
       auto sum = LoadUpToAsF32<float>(d, out, count);
-      sum = hn::MulAdd(Nth<0 * kRows + kI>(a...), v0, sum);
-      sum = hn::MulAdd(Nth<1 * kRows + kI>(a...), v1, sum);
-      sum = hn::MulAdd(Nth<2 * kRows + kI>(a...), v2, sum);
-      sum = hn::MulAdd(Nth<3 * kRows + kI>(a...), v3, sum);
+      sum = TileMulAdd(Nth<0 * kRows + kI>(a...), v0, sum);
+      sum = TileMulAdd(Nth<1 * kRows + kI>(a...), v1, sum);
+      sum = TileMulAdd(Nth<2 * kRows + kI>(a...), v2, sum);
+      sum = TileMulAdd(Nth<3 * kRows + kI>(a...), v3, sum);
       StoreUpToFromF32<float>(d, sum, out, count);
     });
   }

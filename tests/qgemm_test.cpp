@@ -262,8 +262,9 @@ TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilo
 
 // Which kernel each target runs: byte quads where the CPU has a byte dot
 // product (VNNI on AVX3_DL, sdot on SVE, and on NEON when the OS reports
-// the dot-product extension), int16 pairs elsewhere. CI runs the Arm tests on
-// CPUs with and without it, so both NEON kernels are tested.
+// the dot-product extension), int16 rows on NEON without it, int16 pairs
+// elsewhere. CI runs the Arm tests on CPUs with and without it, so both NEON
+// kernels are tested.
 TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[quant]") {
   ForEachTarget([&](int64_t target) {
     bool dot = target == HWY_AVX3_DL;
@@ -280,9 +281,9 @@ TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[qu
 #endif
 #endif
     const QGemmTile tile = ActiveQGemmTile();
-    CHECK(tile.format == (dot ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16));
-    WARN("QGemm on " << hwy::TargetName(target) << ": "
-                     << (tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs"));
+    const QGemmFormat int16 = target == HWY_NEON ? QGemmFormat::kRows16 : QGemmFormat::kPairs16;
+    CHECK(tile.format == (dot ? QGemmFormat::kQuads8 : int16));
+    WARN("QGemm on " << hwy::TargetName(target) << ": " << QGemmFormatName(tile.format));
   });
 }
 

@@ -315,11 +315,9 @@ struct QConv {
     if (w.strategy() == ConvStrategy::kGemm &&
         (w.panel_width() != tile.nr || w.format() != tile.format)) {
       detail::Fail(ErrorCode::kBadArgument, "QConv: the weights were packed for panels of ",
-                   w.panel_width(), " columns of ",
-                   w.format() == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs",
+                   w.panel_width(), " columns of ", QGemmFormatName(w.format()),
                    ", the active target (", ActiveTargetName(), ") uses ", tile.nr, " of ",
-                   tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs",
-                   "; prepare them again");
+                   QGemmFormatName(tile.format), "; prepare them again");
     }
     const size_t depth = w.in_channels_per_group() * h.kernel * wa.kernel;
     if constexpr (kRequantize) {

@@ -45,13 +45,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using QGemmTag = hn::ScalableTag<int32_t>;
 
-// The tile: kQRows rows x kQVecs int32 vectors. Highway's widening
-// multiply-add keeps two accumulators per vector on Arm (vmlal.s16 fills the
-// low and high halves apart; RearrangeToOddPlusEven joins them at the end),
-// one on x86 (vpmaddwd adds the pair itself; the second stays zero and the
-// compiler drops it). With a broadcast of A and kQVecs vectors of B they must
-// fit the register file: 8 x 3 of 32 on AVX-512, 6 x 2 of 16 on AVX2/SSE4,
-// 4 x 3 x 2 of 32 on aarch64, 3 x 2 x 2 of armv7's 16.
+// The tile: kQRows rows x kQVecs int32 vectors of sums, with A's values and
+// kQVecs vectors of B beside them in the register file: 8 x 3 of 32 on
+// AVX-512, 6 x 2 of 16 on AVX2/SSE4, 8 x 3 (+ 2 of A, 3 of B) of 32 on
+// aarch64 NEON, 4 x 3 (+ 1 + 2) of armv7's 16. SVE keeps 4 x 3: with 8 rows
+// GCC 12 spilled seven vectors per pass of its loop.
 #if HWY_TARGET == HWY_SCALAR
 inline constexpr size_t kQRows = 4;
 inline constexpr size_t kQVecs = 4;
@@ -61,9 +59,9 @@ inline constexpr size_t kQVecs = 3;
 #elif HWY_ARCH_X86
 inline constexpr size_t kQRows = 6;
 inline constexpr size_t kQVecs = 2;
-#elif HWY_ARCH_ARM_V7
-inline constexpr size_t kQRows = 3;
-inline constexpr size_t kQVecs = 2;
+#elif HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
+inline constexpr size_t kQRows = 8;
+inline constexpr size_t kQVecs = 3;
 #else
 inline constexpr size_t kQRows = 4;
 inline constexpr size_t kQVecs = 3;
@@ -93,11 +91,19 @@ HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 // B is signed for both.
 inline constexpr bool kQuadsSignedA = HWY_ARCH_ARM_A64 != 0;
 
-// Whether this target may run the int16-pairs tile: not where the byte-quad
-// tile always runs (AVX3_DL, SVE), so those do not compile it; NEON with the
-// dot product decides at run time.
-inline constexpr bool kQMayUsePairs =
-    !((HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) || TENSOROPS_QGEMM_SVE);
+// NEON's int16 tile multiplies by lane (kRows16); it runs on armv7 and on
+// aarch64 CPUs without the dot product.
+#undef TENSOROPS_QGEMM_NEON_ROWS  // this header is included once per target
+#if HWY_TARGET == HWY_NEON
+#define TENSOROPS_QGEMM_NEON_ROWS 1
+#else
+#define TENSOROPS_QGEMM_NEON_ROWS 0
+#endif
+
+// Whether this target may run the int16-pairs tile: x86 without VNNI and
+// scalar code; the others do not compile it.
+inline constexpr bool kQMayUsePairs = !((HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL) ||
+                                        TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_ROWS);
 
 HWY_INLINE QGemmFormat QFormatHere() {
 #if TENSOROPS_QGEMM_NEON_DOT
@@ -106,12 +112,14 @@ HWY_INLINE QGemmFormat QFormatHere() {
 #elif defined(__linux__)
   // HWCAP_ASIMDDP: the dot-product instructions (Armv8.2 DotProd).
   static const bool has_dot = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;
-  return has_dot ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16;
+  return has_dot ? QGemmFormat::kQuads8 : QGemmFormat::kRows16;
 #else
-  return QGemmFormat::kPairs16;
+  return QGemmFormat::kRows16;
 #endif
 #elif TENSOROPS_QGEMM_QUADS
   return QGemmFormat::kQuads8;
+#elif TENSOROPS_QGEMM_NEON_ROWS
+  return QGemmFormat::kRows16;
 #else
   return QGemmFormat::kPairs16;
 #endif
@@ -224,18 +232,120 @@ HWY_NOINLINE void QTile(const uint8_t* a, size_t a_row_step, const int16_t* b, s
 #endif
 }
 
-using QTileFn = void (*)(const uint8_t*, size_t, const int16_t*, size_t, size_t, int32_t*, size_t,
-                         size_t);
+// A table of one kind of tile, tiles[vecs - 1][rows - 1] = Kind<rows, vecs>::kRun
+// for the edge tiles' shapes.
+template <template <size_t, size_t> class Kind, size_t kVecs, size_t... kRow>
+constexpr auto QTileTableRow(std::index_sequence<kRow...>) {
+  return std::array{Kind<kRow + 1, kVecs>::kRun...};
+}
+template <template <size_t, size_t> class Kind, size_t... kVec>
+constexpr auto QTileTable(std::index_sequence<kVec...>) {
+  return std::array{QTileTableRow<Kind, kVec + 1>(std::make_index_sequence<kQRows>{})...};
+}
+template <template <size_t, size_t> class Kind>
+inline constexpr auto kQTiles = QTileTable<Kind>(std::make_index_sequence<kQVecs>{});
 
-template <size_t kVecs, size_t... kRow>
-constexpr std::array<QTileFn, kQRows> QTileRow(std::index_sequence<kRow...>) {
-  return {&QTile<kRow + 1, kVecs>...};
+template <size_t kRows, size_t kVecs>
+struct QPairsTile {
+  static constexpr auto kRun = &QTile<kRows, kVecs>;
+};
+
+#if TENSOROPS_QGEMM_NEON_ROWS
+// Rows [0, rows) of A minus za as int16 in panels of kQRows rows, k by k:
+// panel t holds row i's value at depth k at t * kQRows * 2 * pairs + k *
+// kQRows + i (int16; rows past `rows` and the depth past an odd K are 0).
+template <class TA>
+void PackQARows(const TA* a, size_t row_bytes, size_t rows, size_t k, int za, size_t pairs,
+                int32_t* HWY_RESTRICT out) {
+  const size_t depth = 2 * pairs;
+  auto* panel = reinterpret_cast<int16_t*>(out);
+  for (size_t i0 = 0; i0 < rows; i0 += kQRows, panel += kQRows * depth) {
+    for (size_t i = 0; i < kQRows; ++i) {
+      size_t kk = 0;
+      if (i0 + i < rows) {
+        const TA* row = detail::AdvanceBytes(a, (i0 + i) * row_bytes);
+        for (; kk < k; ++kk) panel[kk * kQRows + i] = static_cast<int16_t>(row[kk] - za);
+      }
+      for (; kk < depth; ++kk) panel[kk * kQRows + i] = 0;
+    }
+  }
 }
-template <size_t... kVec>
-constexpr auto MakeQTiles(std::index_sequence<kVec...>) {
-  return std::array<std::array<QTileFn, kQRows>, kQVecs>{
-      QTileRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
+
+// acc + (the low or high four lanes of b) x lane kLane of a: smlal / smlal2
+// by element on aarch64, vmlal.s16 by scalar on armv7 (whose scalar lanes
+// come from a 64-bit half).
+template <int kLane, bool kHigh>
+HWY_INLINE int32x4_t MulAddByLane(int32x4_t acc, int16x8_t b, int16x8_t a) {
+#if HWY_ARCH_ARM_A64
+  if constexpr (kHigh) {
+    return vmlal_high_laneq_s16(acc, b, a, kLane);
+  } else {
+    return vmlal_laneq_s16(acc, vget_low_s16(b), a, kLane);
+  }
+#else
+  const int16x4_t half = kHigh ? vget_high_s16(b) : vget_low_s16(b);
+  if constexpr (kLane < 4) {
+    return vmlal_lane_s16(acc, half, vget_low_s16(a), kLane);
+  } else {
+    return vmlal_lane_s16(acc, half, vget_high_s16(a), kLane - 4);
+  }
+#endif
 }
+
+// The tile of int32 sums for kRows <= kQRows rows of a PackQARows panel and
+// kVecs of B's three column vectors (kRows16, NR = 12), stored for the
+// columns below `cols`. Each multiply-add takes four columns of B and one
+// row's value by lane, so A needs no broadcast: per two k, 2 kQRows values
+// of A (one or two loads), 24 of B (three loads) and 6 kRows multiply-adds.
+// NEON vectors have a fixed size, so the sums may live in an array.
+template <size_t kRows, size_t kVecs>
+HWY_NOINLINE void QTileRows(const int16_t* HWY_RESTRICT a, const int16_t* HWY_RESTRICT b,
+                            size_t pairs, int32_t* out, size_t out_row, size_t cols) {
+  static_assert(kQVecs == 3 && (kQRows == 4 || kQRows == 8), "the pair's layout below");
+  int32x4_t acc[kRows][kVecs];
+  Unroll<kRows>([&](auto i) { Unroll<kVecs>([&](auto v) { acc[i][v] = vdupq_n_s32(0); }); });
+  // Two pairs per pass: one pair a pass left GCC 12 moving an accumulator
+  // back and forth on aarch64 (58 instructions per 192 multiply-adds, 55
+  // this way).
+  const int16_t* const a_end = a + 2 * kQRows * pairs;
+#pragma GCC unroll 2
+  while (a != a_end) {
+    // Depth t of the pair: row i's value is lane t kQRows + i of (a0, a1),
+    // columns [4v, 4v + 4) are the (3t + v)-th half of (b0, b1, b2).
+    const int16x8_t a0 = vld1q_s16(a);
+    const int16x8_t a1 = kQRows == 8 ? vld1q_s16(a + 8) : a0;
+    const int16x8_t b0 = vld1q_s16(b), b1 = vld1q_s16(b + 8), b2 = vld1q_s16(b + 16);
+    Unroll<2>([&](auto t) {
+      Unroll<kRows>([&](auto i) {
+        constexpr size_t kA = decltype(t)::value * kQRows + decltype(i)::value;
+        Unroll<kVecs>([&](auto v) {
+          constexpr size_t kHalf = 3 * decltype(t)::value + decltype(v)::value;
+          auto& sum = acc[decltype(i)::value][decltype(v)::value];
+          sum = MulAddByLane<kA % 8, kHalf % 2 == 1>(sum, Nth<kHalf / 2>(b0, b1, b2),
+                                                     kA < 8 ? a0 : a1);
+        });
+      });
+    });
+    a += 2 * kQRows;
+    b += 2 * 4 * kQVecs;
+  }
+  Unroll<kRows>([&](auto i) {
+    Unroll<kVecs>([&](auto v) {
+      const size_t j = 4 * decltype(v)::value;
+      if (j >= cols) return;
+      int32_t* dst = out + decltype(i)::value * out_row + j;
+      const int32x4_t sum = acc[decltype(i)::value][decltype(v)::value];
+      if (cols - j >= 4) {
+        vst1q_s32(dst, sum);
+      } else {
+        int32_t lanes[4];
+        vst1q_s32(lanes, sum);
+        std::memcpy(dst, lanes, (cols - j) * sizeof(int32_t));
+      }
+    });
+  });
+}
+#endif  // TENSOROPS_QGEMM_NEON_ROWS
 
 #if TENSOROPS_QGEMM_QUADS
 // Rows [0, rows) of A as the byte kernel multiplies them (a' = a with its
@@ -345,7 +455,7 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
 #if TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 // sdot on Arm: each int32 lane of B's vector (one column, four k) times the
 // quad of row i, picked by lane index from the vector that holds the quads
-// of all kQRows = 4 rows (no broadcasts). NEON needs the dot-product
+// of four rows (no broadcasts). NEON needs the dot-product
 // extension, which QFormatHere checks before packing for it (GCC 12 enables
 // it only with Armv8.2, which every CPU that has it implements); SVE has
 // sdot in its base set. A pragma, not an attribute: it reaches the tile's
@@ -354,7 +464,7 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
 #pragma GCC push_options
 #pragma GCC target("arch=armv8.2-a+crypto+dotprod")
 #endif
-static_assert(kQRows == 4, "one 16-byte vector holds the quads of the tile's rows");
+static_assert(kQRows == 4 || kQRows == 8, "16-byte vectors hold the quads of the tile's rows");
 
 template <int kLane, class V32, class V8>
 HWY_INLINE V32 DotLane(V32 acc, V8 b, V8 a) {
@@ -377,7 +487,7 @@ HWY_INLINE hn::Vec<D8> LoadRowQuads(D8 d8, const uint8_t* a) {
 }
 
 // As QTileQuads on x86 (the same correction), for A packed by PackQAQuads:
-// quad kq of rows 0-3 are the 16 bytes at a + kq a_quad_step.
+// quad kq of rows 0-3 (and 4-7) are the 16 (32) bytes at a + kq a_quad_step.
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
                              const uint8_t* HWY_RESTRICT b, size_t nr, size_t quads,
@@ -390,7 +500,8 @@ HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
   const size_t lanes = hn::Lanes(d32);
   const auto* bs = reinterpret_cast<const int8_t*>(b);
   for (size_t kq = 0; kq < quads; ++kq) {
-    const auto av = LoadRowQuads(d8, a);
+    const auto a0 = LoadRowQuads(d8, a);                        // rows 0-3
+    const auto a1 = kRows > 4 ? LoadRowQuads(d8, a + 16) : a0;  // rows 4-7
     const auto b0 = hn::LoadU(d8, bs);
     const auto b1 = kVecs > 1 ? hn::LoadU(d8, bs + 4 * lanes) : b0;
     const auto b2 = kVecs > 2 ? hn::LoadU(d8, bs + 8 * lanes) : b0;
@@ -398,7 +509,7 @@ HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
       Unroll<kVecs>([&](auto v) {
         constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
         auto& sum = Nth<kI * kVecs + kV>(acc...);
-        sum = DotLane<static_cast<int>(kI)>(sum, Nth<kV>(b0, b1, b2), av);
+        sum = DotLane<static_cast<int>(kI % 4)>(sum, Nth<kV>(b0, b1, b2), kI < 4 ? a0 : a1);
       });
     });
     a += a_quad_step;
@@ -447,19 +558,17 @@ HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t /*a_row_step*
 #endif  // TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 
 #if TENSOROPS_QGEMM_QUADS
-using QTileQuadsFn = void (*)(const uint8_t*, size_t, size_t, const uint8_t*, size_t, size_t,
-                              const int32_t*, const int32_t*, const int32_t*, int32_t*, size_t, size_t);
-
-template <size_t kVecs, size_t... kRow>
-constexpr std::array<QTileQuadsFn, kQRows> QTileQuadsRow(std::index_sequence<kRow...>) {
-  return {&QTileQuads<kRow + 1, kVecs>...};
-}
-template <size_t... kVec>
-constexpr auto MakeQTilesQuads(std::index_sequence<kVec...>) {
-  return std::array<std::array<QTileQuadsFn, kQRows>, kQVecs>{
-      QTileQuadsRow<kVec + 1>(std::make_index_sequence<kQRows>{})...};
-}
-#endif  // TENSOROPS_QGEMM_QUADS
+template <size_t kRows, size_t kVecs>
+struct QQuadsTile {
+  static constexpr auto kRun = &QTileQuads<kRows, kVecs>;
+};
+#endif
+#if TENSOROPS_QGEMM_NEON_ROWS
+template <size_t kRows, size_t kVecs>
+struct QRowsTile {
+  static constexpr auto kRun = &QTileRows<kRows, kVecs>;
+};
+#endif
 
 // A float, float16 or bfloat16 C: the dequantized output of qgemm.h.
 template <class TC>
@@ -565,7 +674,6 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   }
   const bool quads = QFormatHere() == QGemmFormat::kQuads8;
 #if TENSOROPS_QGEMM_QUADS
-  static constexpr auto kTilesQuads = MakeQTilesQuads(std::make_index_sequence<kQVecs>{});
   // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h), za'
   // flipped as PackQAQuads flips A.
   constexpr bool kFlip = hwy::IsSigned<TA>() != kQuadsSignedA;
@@ -600,6 +708,9 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
     if constexpr (kQMayUsePairs) {
       if (!quads) PackQA(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
     }
+#if TENSOROPS_QGEMM_NEON_ROWS
+    if (!quads) PackQARows(a_block, job.a_row_bytes, rows_block, job.k, job.za, groups, a_pack);
+#endif
     for (size_t jr = 0; jr < job.n; jr += nr) {
       const size_t cols = HWY_MIN(nr, job.n - jr);
       const size_t vecs = (cols + lanes - 1) / lanes;
@@ -613,20 +724,26 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
         if (quads) {
           const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
                                         : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
-          kTilesQuads[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
-                                          in_place ? 4 : 4 * kQRows, b_panel, nr, groups,
-                                          row_sums + ir, job.shifted_zero_points + jr,
-                                          column_terms + jr, out, out_row, cols);
+          kQTiles<QQuadsTile>[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
+                                                  in_place ? 4 : 4 * kQRows, b_panel, nr, groups,
+                                                  row_sums + ir, job.shifted_zero_points + jr,
+                                                  column_terms + jr, out, out_row, cols);
         }
 #endif
         if constexpr (kQMayUsePairs) {
-          static constexpr auto kTiles = MakeQTiles(std::make_index_sequence<kQVecs>{});
           if (!quads) {
-            kTiles[vecs - 1][rows - 1](reinterpret_cast<const uint8_t*>(a_pack + ir * groups),
-                                       4 * groups, reinterpret_cast<const int16_t*>(b_panel), nr,
-                                       groups, out, out_row, cols);
+            kQTiles<QPairsTile>[vecs - 1][rows - 1](
+                reinterpret_cast<const uint8_t*>(a_pack + ir * groups), 4 * groups,
+                reinterpret_cast<const int16_t*>(b_panel), nr, groups, out, out_row, cols);
           }
         }
+#if TENSOROPS_QGEMM_NEON_ROWS
+        if (!quads) {
+          kQTiles<QRowsTile>[vecs - 1][rows - 1](
+              reinterpret_cast<const int16_t*>(a_pack + ir * groups),
+              reinterpret_cast<const int16_t*>(b_panel), groups, out, out_row, cols);
+        }
+#endif
         if (direct) continue;
         const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + jr;
         if constexpr (kQDequantized<TC>) {

@@ -20,10 +20,11 @@
 // a float bias, any activation, a residual.
 //
 // How it stays exact on every target: the zero points are subtracted when A
-// and B are packed, so each operand is an int16 in [-255, 255]; pairs of them
-// along k are multiplied and added into int32 lanes (vpmaddwd on x86,
-// vmlal.s16 on Arm, Highway's ReorderWidenMulAccumulate), whose every
-// product (< 2^16) and pair sum (< 2^17) is exact. The int32 sum is exact
+// and B are packed, so each operand is an int16 in [-255, 255]; on x86 pairs
+// of them along k are multiplied and added into int32 lanes (vpmaddwd,
+// Highway's ReorderWidenMulAccumulate), on NEON each of B times one row's
+// value of A, taken by lane (smlal / vmlal.s16 by element); every product
+// (< 2^16) and pair sum (< 2^17) is exact. The int32 sum is exact
 // while |acc| < 2^31: K <= 33025 for any data; beyond it the int32 output
 // wraps modulo 2^32 (ONNX allows it), and the requantized output, which
 // needs the true sum, is an error.
@@ -42,8 +43,9 @@
 // adds avx512vnni to its target attribute, which 1.0.3's AVX3_DL string
 // lacks, and the NEON kernel enables the dot product for itself.)
 //
-// Loops: A packed row by row as int16 (a - za) in one widening pass (byte
-// quads where the dot product runs), B in panels of NR columns (gemm-inl.h's structure,
+// Loops: A packed row by row as int16 (a - za) in one widening pass (k by k
+// with the tile's rows side by side on NEON, byte quads where the dot
+// product runs), B in panels of NR columns (gemm-inl.h's structure,
 // without K blocking: a panel of B is
 // K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
 // registers for the whole K and is converted and stored once. On AVX3_DL a
@@ -77,10 +79,24 @@ namespace tensorops {
 // The largest K whose int32 sum cannot overflow: 255 * 255 * K < 2^31.
 inline constexpr size_t kQGemmMaxExactDepth = 33025;
 
-// How the active target's kernel takes B: int16 pairs with the zero points
-// subtracted, or bytes in fours with column sums (AVX3_DL, SVE, NEON with
-// the dot product).
-enum class QGemmFormat { kPairs16, kQuads8 };
+// How the active target's kernel takes B: int16 with the zero points
+// subtracted, two k per int32 lane (x86 without VNNI) or one k per row of
+// the panel (NEON without the dot product, whose multiply-add picks A's value
+// by lane), or bytes in fours with column sums (AVX3_DL, SVE, NEON with the
+// dot product).
+enum class QGemmFormat { kPairs16, kQuads8, kRows16 };
+
+inline const char* QGemmFormatName(QGemmFormat format) {
+  switch (format) {
+    case QGemmFormat::kPairs16:
+      return "int16 pairs";
+    case QGemmFormat::kQuads8:
+      return "byte quads";
+    case QGemmFormat::kRows16:
+      return "int16 rows";
+  }
+  return "?";
+}
 
 // The register tile of the active target: MR rows of A, NR columns of B.
 struct QGemmTile {
@@ -110,6 +126,7 @@ inline QGemmTile ActiveQGemmTile() {
 // of NR columns; columns past N and depths past K are zeros.
 // kPairs16: (B[2kp][j] - zb[j], B[2kp + 1][j] - zb[j]) as int16 at
 //   2 * (kp * NR + j) of panel j / NR.
+// kRows16: B[k][j] - zb[j] as int16 at k * NR + j (K rounded up to even).
 // kQuads8: b'[4kq + t][j] = B - (128 if uint8) as int8 at 4 * (kq * NR + j) + t,
 //   with each column's sum of b' and its zb' = zb - (128 if uint8).
 // It keeps the scales for requantized calls. Packed for the target active
@@ -177,6 +194,11 @@ class QGemmWeights {
         for (size_t k = 0; k < k_; ++k) {
           pairs[2 * ((k / 2) * nr_ + col) + k % 2] = static_cast<int16_t>(at(k, j) - zero_point_of(j));
         }
+      } else if (format_ == QGemmFormat::kRows16) {
+        auto* rows = reinterpret_cast<int16_t*>(panel);
+        for (size_t k = 0; k < k_; ++k) {
+          rows[k * nr_ + col] = static_cast<int16_t>(at(k, j) - zero_point_of(j));
+        }
       } else {
         uint32_t sum = 0;  // wraps modulo 2^32 like the kernel's other terms
         for (size_t k = 0; k < k_; ++k) {
@@ -194,7 +216,7 @@ class QGemmWeights {
   size_t cols() const { return n_; }          // N
   size_t panel_width() const { return nr_; }  // NR of the target it was packed for
   QGemmFormat format() const { return format_; }
-  size_t groups() const { return groups_; }   // ceil(K / 2) pairs or ceil(K / 4) quads
+  size_t groups() const { return groups_; }  // ceil(K / 4) quads, else ceil(K / 2) pairs
   std::span<const float> scale() const { return scale_; }
   const uint8_t* data() const { return data_.get(); }
   const int32_t* column_sums() const { return column_sums_.data(); }             // kQuads8
@@ -322,9 +344,9 @@ struct QGemm {
     const QGemmTile tile = ActiveQGemmTile();
     if (b.panel_width() != tile.nr || b.format() != tile.format) {
       detail::Fail(ErrorCode::kBadArgument, kOp, ": B was packed for panels of ", b.panel_width(),
-                   " columns of ", b.format() == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs",
-                   ", the active target (", ActiveTargetName(), ") uses ", tile.nr, " of ",
-                   tile.format == QGemmFormat::kQuads8 ? "byte quads" : "int16 pairs", "; pack it again");
+                   " columns of ", QGemmFormatName(b.format()), ", the active target (",
+                   ActiveTargetName(), ") uses ", tile.nr, " of ", QGemmFormatName(tile.format),
+                   "; pack it again");
     }
     if constexpr (kRequantize) {
       for (const float s : {a_scale, c_scale}) {

@@ -10,6 +10,7 @@
 // plus the epilogue's additions (|bias| + |residual|) and the storage
 // type's rounding of the result.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -288,6 +289,52 @@ TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
       CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
       seed += 6;
     }
+  }
+}
+
+// Depthwise 3x3 rows with outputs whose windows lie inside x: those run four
+// at a time with the weights in registers, in stretches of about twice L1
+// (1000 channels: four outputs a stretch, several stretches a row).
+TEST_CASE("Conv: depthwise 3x3 rows inside the input, many channels", "[conv]") {
+  uint64_t seed = 3500;
+  for (const Shape& s :
+       std::vector<Shape>{{1, 40, 5, 23, 40, 40, 3, 3}, {1, 1000, 4, 22, 1000, 1000, 3, 3}}) {
+    for (size_t st : {1, 2}) {
+      const Conv conv{.strides = {st, st}, .pads = {1, 1, 1, 1}};
+      CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed);
+      CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2);
+      CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
+      seed += 6;
+    }
+  }
+  // An activation computed in double lanes goes through a row of sums and
+  // the epilogue's pass: the same bits as the unfused call and then Unary.
+  Rng rng(3600);
+  TestTensor<float, Nhwc> x({1, 5, 23, 40});
+  x.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  TestTensor<float, Strided<>> w({40, 1, 3, 3});
+  w.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  std::vector<float> bias(40);
+  for (float& b : bias) b = MixedMagnitude<float>(rng);
+  for (size_t st : {1, 2}) {
+    const Conv conv{.strides = {st, st}, .pads = {1, 1, 1, 1}, .group = 40};
+    ForEachTarget([&](int64_t) {
+      const ConvWeights<Nhwc> weights(w.ConstView(), 40);
+      const Size2 size = conv.OutputSize(weights, 5, 23);
+      TestTensor<float, Nhwc> fused({1, size.h, size.w, 40}), apart({1, size.h, size.w, 40});
+      conv(x.ConstView(), weights, fused.View(),
+           Epilogue{Bias{bias}, Unary<UnaryKind::kGeluTanh>{}});
+      conv(x.ConstView(), weights, apart.View(), Epilogue{Bias{bias}});
+      Unary<UnaryKind::kGeluTanh>{}(apart.ConstView(), apart.View());
+      size_t differ = 0;
+      ForEachIndex(fused.dims(), [&](const Extents& i) {
+        if (std::bit_cast<uint32_t>(fused.at(i)) != std::bit_cast<uint32_t>(apart.at(i)) &&
+            differ++ < 5) {
+          FAIL_CHECK("output " << i << ": fused " << fused.at(i) << ", apart " << apart.at(i));
+        }
+      });
+      CHECK(differ == 0);
+    });
   }
 }
 

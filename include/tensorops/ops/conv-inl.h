@@ -359,7 +359,21 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
       const size_t first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation));
+      // A row whose 3x3 windows lie inside x between InsideBegin and
+      // InsideEnd runs those outputs four at a time (Depthwise3x3Inside).
+      size_t fast_begin = 0, fast_end = 0;
+      if (Depthwise3x3Fits(job, channels, lanes) && i0 == 0 && i1 == 3) {
+        fast_begin = job.w.InsideBegin();
+        const size_t end = job.w.InsideEnd();
+        if (end > fast_begin) fast_end = fast_begin + (end - fast_begin) / 4 * 4;
+      }
+      if (fast_end > fast_begin) {
+        const auto inside = job.w.stride == 1 ? &Depthwise3x3Inside<1> : &Depthwise3x3Inside<2>;
+        inside(job, n, oh, fast_begin, fast_end, scratch);
+      }
       for (size_t ow = 0; ow < job.w.out; ++ow) {
+        if (ow == fast_begin && fast_end > fast_begin) ow = fast_end;
+        if (ow >= job.w.out) break;
         const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
         const size_t first_col =
             static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation));
@@ -440,6 +454,91 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
                                     job.y_stride[3], job.w.out, channels,
                                     StatesAt(job, n, 0, oh, 0), 0, 0);
       }
+    }
+  }
+
+  // 3x3, no dilation, stride 1 or 2 along the row, at least a vector of
+  // channels: the shape Depthwise3x3Inside takes.
+  static bool Depthwise3x3Fits(const Job& job, size_t channels, size_t lanes) {
+    return job.h.kernel == 3 && job.w.kernel == 3 && job.h.dilation == 1 && job.w.dilation == 1 &&
+           (job.w.stride == 1 || job.w.stride == 2) && channels >= lanes;
+  }
+
+  // Outputs [ow_begin, ow_end) of row oh (a multiple of four, every tap
+  // inside x): one vector of channels at a time, its nine weights held in
+  // registers across a stretch of the row, four outputs per pass. The loads
+  // of x are the only ones in the tap loop, so it issues one per
+  // multiply-add where the pixel-by-pixel loop issues two. A stretch's three
+  // rows of x take about twice L1: the next vector of channels finds them
+  // in L1 or L2 (a whole row at stride 2 left them to memory; half of L1
+  // costs a reload of the weights per few outputs). The sums and their
+  // order per output are the other loop's: the same bits.
+  template <size_t kStride>
+  static void Depthwise3x3Inside(const Job& job, size_t n, size_t oh, size_t ow_begin,
+                                 size_t ow_end, float* scratch) {
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t channels = job.out_channels;
+    const size_t bytes_per_output = 3 * kStride * channels * sizeof(TX);
+    const size_t stretch = HWY_MAX(4, 2 * job.caches.l1 / bytes_per_output / 4 * 4);
+    for (size_t o0 = ow_begin; o0 < ow_end; o0 += stretch) {
+      const size_t o1 = HWY_MIN(o0 + stretch, ow_end);
+      const TX* x_begin = XAt(job, n, 0, static_cast<size_t>(job.h.Start(oh)),
+                              static_cast<size_t>(job.w.Start(o0)));
+      States states{};  // rows of the stages are the stretch's outputs
+      if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, o0);
+      for (size_t c = 0; c < channels; c += lanes) {
+        const size_t cv = HWY_MIN(c, channels - lanes);  // the last vector ends at the last channel
+        const float* w = job.weights + cv;
+        Depthwise3x3Pixels<kStride>(job, n, oh, o0, o1, cv, x_begin + cv, states, scratch,
+                                    hn::LoadU(d, w), hn::LoadU(d, w + channels),
+                                    hn::LoadU(d, w + 2 * channels), hn::LoadU(d, w + 3 * channels),
+                                    hn::LoadU(d, w + 4 * channels), hn::LoadU(d, w + 5 * channels),
+                                    hn::LoadU(d, w + 6 * channels), hn::LoadU(d, w + 7 * channels),
+                                    hn::LoadU(d, w + 8 * channels));
+      }
+    }
+  }
+
+  // Depthwise3x3Inside's pass over outputs [ow_begin, ow_end) for channels
+  // [cv, cv + lanes); x points at channel cv of the first output's top-left
+  // tap, `states` are the stages' from that output on, w... the nine weights
+  // (tap i * 3 + j), as a pack of separate vectors.
+  template <size_t kStride, class... W>
+  HWY_INLINE static void Depthwise3x3Pixels(const Job& job, size_t n, size_t oh, size_t ow_begin,
+                                            size_t ow_end, size_t cv, const TX* x,
+                                            const States& states, float* scratch, W... w) {
+    static_assert(sizeof...(W) == 9, "nine taps");
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t channels = job.out_channels;
+    const size_t row_step = job.x_stride[2], col_step = job.x_stride[3];
+    const size_t pixel_step = kStride * col_step;  // bytes between outputs' windows
+    for (size_t ow = ow_begin; ow < ow_end; ow += 4) {
+      auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+      Unroll<3>([&](auto i) {
+        const TX* row = detail::AdvanceBytes(x, decltype(i)::value * row_step);
+        Unroll<3>([&](auto j) {
+          const auto wt = Nth<3 * decltype(i)::value + decltype(j)::value>(w...);
+          const TX* tap = detail::AdvanceBytes(row, decltype(j)::value * col_step);
+          a0 = TileMulAdd(wt, LoadAsF32<TX>(d, tap), a0);
+          a1 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, pixel_step)), a1);
+          a2 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, 2 * pixel_step)), a2);
+          a3 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, 3 * pixel_step)), a3);
+        });
+      });
+      const auto store = [&](size_t o, auto v) {
+        if constexpr (kSumsToScratch) {
+          StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
+        } else {
+          StoreOutputs(d, v, states, o - ow_begin, cv, YAt(job, n, 0, oh, o) + cv, lanes);
+        }
+      };
+      store(ow, a0);
+      store(ow + 1, a1);
+      store(ow + 2, a2);
+      store(ow + 3, a3);
+      x = detail::AdvanceBytes(x, 4 * pixel_step);
     }
   }
 

@@ -48,7 +48,7 @@ using QGemmTag = hn::ScalableTag<int32_t>;
 // The tile: kQRows rows x kQVecs int32 vectors of sums, with A's values and
 // kQVecs vectors of B beside them in the register file: 8 x 3 of 32 on
 // AVX-512, 6 x 2 of 16 on AVX2/SSE4, 8 x 3 (+ 2 of A, 3 of B) of 32 on
-// aarch64 NEON, 4 x 3 (+ 1 + 2) of armv7's 16. SVE keeps 4 x 3: with 8 rows
+// aarch64 NEON, 4 x 3 (+ 1 + 3) of armv7's 16. SVE keeps 4 x 3: with 8 rows
 // GCC 12 spilled seven vectors per pass of its loop.
 #if HWY_TARGET == HWY_SCALAR
 inline constexpr size_t kQRows = 4;

@@ -276,14 +276,12 @@ TEST_CASE("Conv: padded pitches and sub-views", "[conv]") {
   });
 }
 
-TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
-  uint64_t seed = 3000;
-  for (const Shape& s : std::vector<Shape>{{1, 5, 9, 13, 7, 1, 3, 3},
-                                           {2, 9, 6, 7, 9, 9, 3, 3},
-                                           {1, 8, 6, 19, 12, 1, 1, 1},
-                                           {1, 6, 7, 8, 4, 2, 2, 3}}) {
+// Each shape at strides 1 and 2 with `pads`: bias + residual + ReLU into
+// float, bias into float16 from float16, bfloat16 x into float, both layouts.
+void CheckEpiloguesAndStorage(const std::vector<Shape>& shapes, Pads2 pads, uint64_t seed) {
+  for (const Shape& s : shapes) {
     for (size_t st : {1, 2}) {
-      const Conv conv{.strides = {st, st}, .pads = {1, 0, 1, 1}};
+      const Conv conv{.strides = {st, st}, .pads = pads};
       CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed);
       CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2);
       CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
@@ -292,21 +290,20 @@ TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
   }
 }
 
+TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
+  CheckEpiloguesAndStorage({{1, 5, 9, 13, 7, 1, 3, 3},
+                            {2, 9, 6, 7, 9, 9, 3, 3},
+                            {1, 8, 6, 19, 12, 1, 1, 1},
+                            {1, 6, 7, 8, 4, 2, 2, 3}},
+                           {1, 0, 1, 1}, 3000);
+}
+
 // Depthwise 3x3 rows with outputs whose windows lie inside x: those run four
 // at a time with the weights in registers, in stretches of about twice L1
 // (1000 channels: four outputs a stretch, several stretches a row).
 TEST_CASE("Conv: depthwise 3x3 rows inside the input, many channels", "[conv]") {
-  uint64_t seed = 3500;
-  for (const Shape& s :
-       std::vector<Shape>{{1, 40, 5, 23, 40, 40, 3, 3}, {1, 1000, 4, 22, 1000, 1000, 3, 3}}) {
-    for (size_t st : {1, 2}) {
-      const Conv conv{.strides = {st, st}, .pads = {1, 1, 1, 1}};
-      CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed);
-      CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2);
-      CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
-      seed += 6;
-    }
-  }
+  CheckEpiloguesAndStorage({{1, 40, 5, 23, 40, 40, 3, 3}, {1, 1000, 4, 22, 1000, 1000, 3, 3}},
+                           {1, 1, 1, 1}, 3500);
   // An activation computed in double lanes goes through a row of sums and
   // the epilogue's pass: the same bits as the unfused call and then Unary.
   Rng rng(3600);

@@ -489,15 +489,22 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, o0);
       for (size_t c = 0; c < channels; c += lanes) {
         const size_t cv = HWY_MIN(c, channels - lanes);  // the last vector ends at the last channel
-        const float* w = job.weights + cv;
-        Depthwise3x3Pixels<kStride>(job, n, oh, o0, o1, cv, x_begin + cv, states, scratch,
-                                    hn::LoadU(d, w), hn::LoadU(d, w + channels),
-                                    hn::LoadU(d, w + 2 * channels), hn::LoadU(d, w + 3 * channels),
-                                    hn::LoadU(d, w + 4 * channels), hn::LoadU(d, w + 5 * channels),
-                                    hn::LoadU(d, w + 6 * channels), hn::LoadU(d, w + 7 * channels),
-                                    hn::LoadU(d, w + 8 * channels));
+        Depthwise3x3Taps<kStride>(std::make_index_sequence<9>{}, job, n, oh, o0, o1, cv,
+                                  x_begin + cv, states, scratch);
       }
     }
+  }
+
+  // Depthwise3x3Pixels with the nine weights of channels [cv, cv + lanes)
+  // loaded (tap t at job.weights + t * channels + cv).
+  template <size_t kStride, size_t... kTap>
+  HWY_INLINE static void Depthwise3x3Taps(std::index_sequence<kTap...>, const Job& job, size_t n,
+                                          size_t oh, size_t ow_begin, size_t ow_end, size_t cv,
+                                          const TX* x, const States& states, float* scratch) {
+    const hn::ScalableTag<float> d;
+    const float* w = job.weights + cv;
+    Depthwise3x3Pixels<kStride>(job, n, oh, ow_begin, ow_end, cv, x, states, scratch,
+                                hn::LoadU(d, w + kTap * job.out_channels)...);
   }
 
   // Depthwise3x3Inside's pass over outputs [ow_begin, ow_end) for channels

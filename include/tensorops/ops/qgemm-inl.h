@@ -304,9 +304,8 @@ HWY_NOINLINE void QTileRows(const int16_t* HWY_RESTRICT a, const int16_t* HWY_RE
   static_assert(kQVecs == 3 && (kQRows == 4 || kQRows == 8), "the pair's layout below");
   int32x4_t acc[kRows][kVecs];
   Unroll<kRows>([&](auto i) { Unroll<kVecs>([&](auto v) { acc[i][v] = vdupq_n_s32(0); }); });
-  // Two pairs per pass: one pair a pass left GCC 12 moving an accumulator
-  // back and forth on aarch64 (58 instructions per 192 multiply-adds, 55
-  // this way).
+  // Two pairs per pass: with one, GCC 12 moves an accumulator between two
+  // registers on every pass on aarch64.
   const int16_t* const a_end = a + 2 * kQRows * pairs;
 #pragma GCC unroll 2
   while (a != a_end) {

@@ -402,6 +402,56 @@ HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY
                            hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
 }
 
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+// armv7: GCC kept the eight broadcasts of RowStreamingGroup on the stack and
+// reloaded them for every vector of B (52 instructions per 8 multiply-adds).
+// Multiplying by a lane reads a row's four values of A from one register.
+// sum + a[kLane] * b, rounded as TileMulAdd rounds.
+template <int kLane, class V>
+HWY_INLINE V TileMulAddLane(float32x4_t a, V b, V sum) {
+  const float32x2_t half = kLane < 2 ? vget_low_f32(a) : vget_high_f32(a);
+#if !defined(__ARM_VFPV4__)
+  return V(vmlaq_lane_f32(sum.raw, b.raw, half, kLane % 2));
+#else
+  return V(vfmaq_f32(sum.raw, b.raw, vdupq_lane_f32(half, kLane % 2)));
+#endif
+}
+
+// RowStreamingGroupAt's work with a(k + g, i) in lane g of row i's register.
+template <size_t kRows>
+HWY_INLINE void RowStreamingGroupByLane(const float* HWY_RESTRICT a_pack, size_t k,
+                                        const float* const (&rows)[kRowStreamingGroup], size_t cols,
+                                        float* HWY_RESTRICT acc) {
+  static_assert(kRowStreamingGroup == 4 && kRows <= 2, "four rows of B, two rows of A");
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  alignas(16) float a_rows[2][4] = {};
+  for (size_t i = 0; i < kRows; ++i) {
+    for (size_t g = 0; g < 4; ++g) a_rows[i][g] = a_pack[(k + g) * kGemmRows + i];
+  }
+  const float32x4_t a0 = vld1q_f32(a_rows[0]);
+  const float32x4_t a1 = vld1q_f32(a_rows[1]);
+  for (size_t j = 0; j < cols; j += lanes) {
+    const size_t count = HWY_MIN(lanes, cols - j);
+    const auto v0 = LoadUpToAsF32<float>(d, rows[0] + j, count);
+    const auto v1 = LoadUpToAsF32<float>(d, rows[1] + j, count);
+    const auto v2 = LoadUpToAsF32<float>(d, rows[2] + j, count);
+    const auto v3 = LoadUpToAsF32<float>(d, rows[3] + j, count);
+    Unroll<kRows>([&](auto i) {
+      constexpr size_t kI = decltype(i)::value;
+      const float32x4_t a = kI == 0 ? a0 : a1;
+      float* out = acc + kI * cols + j;
+      auto sum = LoadUpToAsF32<float>(d, out, count);
+      sum = TileMulAddLane<0>(a, v0, sum);
+      sum = TileMulAddLane<1>(a, v1, sum);
+      sum = TileMulAddLane<2>(a, v2, sum);
+      sum = TileMulAddLane<3>(a, v3, sum);
+      StoreUpToFromF32<float>(d, sum, out, count);
+    });
+  }
+}
+#endif
+
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc) {
@@ -413,8 +463,12 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
     Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+    RowStreamingGroupByLane<kRows>(a_pack, k, rows, cols, acc);
+#else
     RowStreamingGroupAt<kRows>(std::make_index_sequence<kGroup * kRows>{}, a_pack, k, rows, cols,
                                acc);
+#endif
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;
@@ -423,8 +477,8 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
       float* out = acc + i * cols;
       for (size_t j = 0; j < cols; j += lanes) {
         const size_t count = HWY_MIN(lanes, cols - j);
-        const auto sum = hn::MulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
-                                 LoadUpToAsF32<float>(d, out + j, count));
+        const auto sum = TileMulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
+                                    LoadUpToAsF32<float>(d, out + j, count));
         StoreUpToFromF32<float>(d, sum, out + j, count);
       }
     });

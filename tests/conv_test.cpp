@@ -298,6 +298,14 @@ TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
                            {1, 0, 1, 1}, 3000);
 }
 
+// A network's stem (three input channels): in NHWC the register tile reads
+// each output's taps from x in place, in tiles of 8, 4 and 1 outputs (6, 3
+// and 1 on AVX2 and SSE4) along rows wide enough for several of each.
+TEST_CASE("Conv: few input channels read in place, stem-like rows", "[conv]") {
+  CheckEpiloguesAndStorage({{1, 3, 9, 45, 32, 1, 3, 3}, {2, 3, 6, 38, 24, 1, 3, 3}}, {1, 1, 1, 1},
+                           3300);
+}
+
 // Depthwise 3x3 rows with outputs whose windows lie inside x: those run four
 // at a time with the weights in registers, in stretches of about twice L1
 // (1000 channels: four outputs a stretch, several stretches a row).

@@ -89,6 +89,106 @@ HWY_INLINE void GatherColumns(const T* row, size_t in, size_t stride, int64_t of
   ZeroFloats(dst + hi, n - hi);
 }
 
+// ------------------------------------------- direct tiles (few channels)
+
+// The taps of one output's window that lie inside x, as `rows` x `taps`
+// runs of `length` consecutive k (consecutive floats of x, consecutive rows
+// of the packed weights): run (r, t) starts r a_row + t a_tap bytes past the
+// output's first tap inside x, at k = k0 + r k_row + t k_tap.
+struct TapRuns {
+  size_t rows, taps, length;
+  size_t a_row, a_tap;
+  size_t k0, k_row, k_tap;
+};
+
+// out(i, v lanes + l) = sum over the runs' k of x(i, k) panel(k, v lanes +
+// l), for kRows outputs whose first taps are at x0 + i pixel_bytes and the
+// panel's columns below `cols`, stored as float rows out_row_bytes apart.
+// The micro-kernel's loop with A read from x in place: per k, kVecs loads of
+// B and one broadcast per row, k in the patch row's order.
+template <size_t kRows, size_t kVecs, class... V>
+HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRuns& runs,
+                               const float* HWY_RESTRICT panel, size_t nr, float* out,
+                               size_t out_row_bytes, size_t cols, V... acc) {
+  static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t r = 0; r < runs.rows; ++r) {
+    for (size_t t = 0; t < runs.taps; ++t) {
+      const auto* a = reinterpret_cast<const uint8_t*>(x0) + r * runs.a_row + t * runs.a_tap;
+      const float* HWY_RESTRICT b = panel + (runs.k0 + r * runs.k_row + t * runs.k_tap) * nr;
+      for (size_t e = 0; e < runs.length; ++e, a += sizeof(float), b += nr) {
+        const auto b0 = hn::LoadU(d, b);
+        const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
+        const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
+        const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
+        Unroll<kRows>([&](auto i) {
+          const auto ai = hn::Set(d, *reinterpret_cast<const float*>(a + i * pixel_bytes));
+          Unroll<kVecs>([&](auto v) {
+            constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+            auto& sum = Nth<kI * kVecs + kV>(acc...);
+            sum = TileMulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
+          });
+        });
+      }
+    }
+  }
+  Unroll<kRows>([&](auto i) {
+    float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(out) + i * out_row_bytes);
+    Unroll<kVecs>([&](auto v) {
+      const size_t j = v * lanes;
+      if (j >= cols) return;
+      constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+      StoreUpToFromF32<float>(d, Nth<kI * kVecs + kV>(acc...), row + j, HWY_MIN(lanes, cols - j));
+    });
+  });
+}
+
+template <size_t kRows, size_t kVecs, size_t... kI>
+HWY_INLINE void DirectTileFromZero(std::index_sequence<kI...>, const float* x0, size_t pixel_bytes,
+                                   const TapRuns& runs, const float* panel, size_t nr, float* out,
+                                   size_t out_row_bytes, size_t cols) {
+  const auto zero = hn::Zero(GemmTag());
+  DirectTileBody<kRows, kVecs>(x0, pixel_bytes, runs, panel, nr, out, out_row_bytes, cols,
+                               Copy<kI>(zero)...);
+}
+
+template <size_t kRows, size_t kVecs>
+HWY_NOINLINE void DirectTile(const float* x0, size_t pixel_bytes, const TapRuns& runs,
+                             const float* panel, size_t nr, float* out, size_t out_row_bytes,
+                             size_t cols) {
+  DirectTileFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, x0, pixel_bytes, runs,
+                                   panel, nr, out, out_row_bytes, cols);
+}
+
+// The tiles a row of outputs takes: the micro-kernel's rows, half of them,
+// and one, each with 1 to kGemmVecs vectors of columns. armv7 takes 4 rows:
+// with 6, GCC kept 6 of the 12 sums on the stack (a broadcast from memory
+// takes a whole q register there, where the packed tile multiplies by lane).
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+inline constexpr size_t kDirectRows[3] = {4, 2, 1};
+#else
+inline constexpr size_t kDirectRows[3] = {kGemmRows, kGemmRows / 2, 1};
+#endif
+using DirectTileFn = void (*)(const float*, size_t, const TapRuns&, const float*, size_t, float*,
+                              size_t, size_t);
+template <size_t kVecs>
+inline constexpr DirectTileFn kDirectTiles[3] = {
+    &DirectTile<kDirectRows[0], kVecs>, &DirectTile<kDirectRows[1], kVecs>, &DirectTile<1, kVecs>};
+
+inline DirectTileFn DirectTileFor(size_t rows_index, size_t vecs) {
+  switch (vecs) {
+    case 1:
+      return kDirectTiles<1>[rows_index];
+    case 2:
+      return kDirectTiles<HWY_MIN(2, kGemmVecs)>[rows_index];
+    case 3:
+      return kDirectTiles<HWY_MIN(3, kGemmVecs)>[rows_index];
+    default:
+      return kDirectTiles<kGemmVecs>[rows_index];
+  }
+}
+
 template <class TX, class TY, class Epi, bool kChannelsLast>
 struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   using Kernel = ConvKernel<TX, TY, Epi, kChannelsLast>;
@@ -139,6 +239,14 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       return;
     }
     const size_t ow_n = job.w.out, oh_n = job.h.out;
+    if constexpr (kChannelsLast && hwy::IsSame<TX, float>()) {
+      if (job.direct) {
+        for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
+          DirectRow(job, unit / oh_n / job.groups, unit / oh_n % job.groups, unit % oh_n, scratch);
+        }
+        return;
+      }
+    }
     const size_t k = job.in_channels / job.groups * job.h.kernel * job.w.kernel;
     float* patch = scratch;
     float* gemm_scratch = detail::AlignGemmScratch(patch + job.block_pixels * k);
@@ -155,6 +263,62 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
         p += count;
       }
       unit += rows;
+    }
+  }
+
+  // ------------------------------------------------------------ direct
+
+  // Output row oh of image n, group g (Job::direct): tiles of outputs along
+  // the row, their taps read from x in place, for each panel of the group's
+  // packed weights; `sums` holds a tile (kGemmRows x NR floats) for the
+  // epilogue's pass.
+  static void DirectRow(const Job& job, size_t n, size_t g, size_t oh, float* sums) {
+    const size_t cg = job.in_channels / job.groups, og = job.out_channels / job.groups;
+    const size_t kw = job.w.kernel, k = cg * job.h.kernel * kw;
+    const size_t nr = GemmPanelWidth(), lanes = hn::Lanes(GemmTag());
+    const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
+    const size_t inside_begin = job.w.InsideBegin(), inside_end = job.w.InsideEnd();
+    const size_t pixel_bytes = job.w.stride * job.x_stride[3];
+    const bool joined = job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(float);
+    [[maybe_unused]] States states{};
+    if constexpr (kFinishPass) states = StatesAt(job, n, g * og, oh, 0);
+    for (size_t j = 0; j < og; j += nr) {
+      const size_t cols = HWY_MIN(nr, og - j);
+      const size_t vecs = (cols + lanes - 1) / lanes;
+      const float* panel = job.weights + g * job.group_floats + j * k;
+      for (size_t ow = 0; ow < job.w.out;) {
+        const bool inside = ow >= inside_begin && ow < inside_end;
+        const size_t run = inside ? inside_end - ow : 1;
+        const size_t tile = run >= kDirectRows[0] ? 0 : run >= kDirectRows[1] ? 1 : 2;
+        const size_t rows = kDirectRows[tile];
+        const size_t j0 = inside ? 0 : job.w.FirstTap(ow), j1 = inside ? kw : job.w.EndTap(ow);
+        TapRuns runs{};
+        const float* x0 = job.x;
+        if (i0 < i1 && j0 < j1) {
+          runs.rows = i1 - i0;
+          runs.taps = joined ? 1 : j1 - j0;
+          runs.length = joined ? (j1 - j0) * cg : cg;
+          runs.a_row = job.h.dilation * job.x_stride[2];
+          runs.a_tap = job.w.dilation * job.x_stride[3];
+          runs.k0 = (i0 * kw + j0) * cg;
+          runs.k_row = kw * cg;
+          runs.k_tap = cg;
+          const auto tap_at = [](const WindowAxis& axis, size_t o, size_t tap) {
+            return static_cast<size_t>(axis.Start(o) + static_cast<int64_t>(tap * axis.dilation));
+          };
+          x0 = XAt(job, n, g * cg, tap_at(job.h, oh, i0), tap_at(job.w, ow, j0));
+        }
+        TY* y = YAt(job, n, g * og + j, oh, ow);
+        if constexpr (kFinishPass) {
+          DirectTileFor(tile, vecs)(x0, pixel_bytes, runs, panel, nr, sums, nr * sizeof(float),
+                                    cols);
+          GemmEpiloguePass<float, TY>(sums, nr * sizeof(float), 1.0f, y, job.y_stride[3], rows,
+                                      cols, states, ow, j);
+        } else {
+          DirectTileFor(tile, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols);
+        }
+        ow += rows;
+      }
     }
   }
 

@@ -28,6 +28,10 @@
 //   built for a block of output pixels at a time (bounded by the L2 size),
 //   never for the whole image. A 1x1 convolution with stride 1 and no
 //   padding on float x reads x in place: it is the GEMM on the view itself.
+//   NHWC float x whose group's packed weights (K x NR floats a panel) fit in
+//   half of L1 (a stem: K = 3 x 3 x 3) runs the GEMM's register tile on x in
+//   place instead (direct): each output's taps are broadcast from x, no
+//   patch is written.
 //
 // Scratch: the call with an executor (or none) keeps one buffer per calling
 // thread, grown to the largest call; with a caller's span (ScratchBytes)
@@ -172,6 +176,7 @@ struct ConvKernel {
     const float* weights;
     size_t group_floats;     // floats of prepared weights per group
     bool pointwise;          // 1x1, stride 1, no padding, float x: read x in place
+    bool direct;             // NHWC, float x, few channels: tiles read x in place
     bool merge_rows;         // a block of outputs may span output rows
     size_t block_pixels;     // output pixels per implicit-GEMM block
     typename detail::ConvStagesOf<Epi>::type stages;
@@ -432,7 +437,8 @@ struct Conv {
     block = std::clamp<size_t>(block, unit, 64 * unit);
     block = std::min(block, (pixels + unit - 1) / unit * unit);
     plan.block_pixels = block;
-    const size_t patch = detail::CheckedMul(block, k, what);
+    // The patches, or one register tile of sums on the direct path.
+    const size_t patch = std::max(detail::CheckedMul(block, k, what), blk.mr * blk.nr);
     const size_t gemm = channels_last
                             ? detail::GemmScratchBytes(blk, block, og, k, !std::is_same_v<TY, float>)
                             : detail::GemmScratchBytes(blk, og, block, k, !std::is_same_v<TY, float>);
@@ -511,6 +517,13 @@ struct Conv {
     job.pointwise = std::is_same_v<TX, float> && h.kernel == 1 && wa.kernel == 1 &&
                     h.stride == 1 && wa.stride == 1 && h.pad_begin + h.pad_end == 0 &&
                     wa.pad_begin + wa.pad_end == 0;
+    // One panel of a group's packed weights (K x NR floats) stays in L1
+    // across the tiles of an output row.
+    const size_t panel_bytes =
+        w.in_channels_per_group() * w.kernel().h * w.kernel().w * w.panel_width() * sizeof(float);
+    job.direct = kChannelsLast && std::is_same_v<TX, float> && !job.pointwise &&
+                 job.strategy == ConvStrategy::kGemm && job.x_stride[1] == sizeof(float) &&
+                 panel_bytes <= DataCacheSizes().l1 / 2;
     // Outputs of consecutive rows are one matrix when each row follows the
     // last at the same pitch: in y, in every residual, and in x read in place.
     const auto rows_follow = [&](const size_t (&stride)[4]) {

@@ -215,6 +215,7 @@ struct ConvCase {
 };
 
 constexpr ConvCase kConvCases[] = {
+    {"stem3x3s2_3to32x224x224", {1, 3, 224, 224, 32, 1, 3, 2, 1, true}},  // MobileNet v2
     {"3x3_64x56x56", {1, 64, 56, 56, 64, 1, 3, 1, 1, true}},
     {"3x3s2_64to128x56x56", {1, 64, 56, 56, 128, 1, 3, 2, 1, true}},
     {"1x1_64to256x56x56", {1, 64, 56, 56, 256, 1, 1, 1, 0, true}},

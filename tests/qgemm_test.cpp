@@ -337,6 +337,23 @@ TEST_CASE("QGemm requantizes exact ties half to even before adding an odd zero p
   });
 }
 
+TEST_CASE("QGemm with a multiplier beyond the float range saturates, and a zero sum gives zc",
+          "[quant]") {
+  // sa sb / sc = 1e60 overflows to infinity; 0 x infinity would be NaN.
+  const std::vector<int8_t> a = {0, 1, -1, 0, 5, -7, 0};
+  const std::vector<int8_t> b = {1};
+  ForEachTarget([&](int64_t) {
+    const QGemmWeights<int8_t> w(MatrixView<const int8_t>(b.data(), {1, 1}),
+                                 std::vector<float>{1e30f}, std::vector<int8_t>{});
+    std::vector<int8_t> c(a.size(), 0);
+    QGemm{}(MatrixView<const int8_t>(a.data(), {a.size(), 1}), 1e30f, int8_t{0}, w, 1.0f,
+            int8_t{-3}, MatrixView<int8_t>(c.data(), {c.size(), 1}));
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(int{c[i]} == (a[i] == 0 ? -3 : a[i] > 0 ? 127 : -128));
+    }
+  });
+}
+
 TEST_CASE("QGemm with an executor gives the serial result", "[quant]") {
   Rng rng(9);
   Case<uint8_t, int8_t> cs(203, 77, 129, false, true, rng, 1);

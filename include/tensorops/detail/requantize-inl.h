@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include <hwy/highway.h>
 
@@ -31,6 +32,22 @@ HWY_INLINE float QOutputLow(int zc, bool relu) {
   return relu ? HWY_MAX(kLo, static_cast<float>(zc)) : kLo;
 }
 
+// Adding 1.5 * 2^23 to a value within 2^22 rounds it to a whole number,
+// half to even (the sum's unit in the last place is 1), and leaves that
+// number in the sum's low mantissa bits: the sum's bits are the number plus
+// kRoundingBiasBits.
+inline constexpr float kRoundingBias = 12582912.0f;  // 1.5 * 2^23
+inline constexpr int32_t kRoundingBiasBits = 0x4B400000;
+
+// A requantizing multiplier that overflowed to infinity (sa sb / sc beyond
+// the float range) as the largest float: a nonzero sum still saturates, and
+// a zero sum gives zc rather than NaN.
+template <class DF>
+HWY_INLINE hn::Vec<DF> QFiniteMultiplier(DF df, hn::Vec<DF> m) {
+  return hn::Min(m, hn::Set(df, std::numeric_limits<float>::max()));
+}
+inline float QFiniteMultiplier(float m) { return HWY_MIN(m, std::numeric_limits<float>::max()); }
+
 // m[j] = (sa * sb[j]) / sc for j in [0, n), in float as ONNX's reference
 // computes it (sb[0] for every j unless per_column). math::Div is IEEE
 // division on every target, so each m[j] is bit for bit the scalar value.
@@ -43,19 +60,27 @@ HWY_INLINE void QMultipliers(float sa, const float* sb, bool per_column, float s
     const size_t count = HWY_MIN(lanes, n - j);
     const auto vsb = per_column ? LoadUpTo(df, sb + j, count) : hn::Set(df, sb[0]);
     // Lanes past n divide 0 by sc; they are not stored.
-    StoreUpTo(math::Div(df, hn::Mul(vsa, vsb), vsc), df, m + j, count);
+    StoreUpTo(QFiniteMultiplier(df, math::Div(df, hn::Mul(vsa, vsb), vsc)), df, m + j, count);
   }
 }
 
 // saturate(round_half_even(sum * m) + zc) clamped below at `low`, in TC's
-// lanes, from sums in float (exact integers, or float(int32 sums)).
+// lanes, from sums in float (exact integers, or float(int32 sums)) and a
+// finite m (QFiniteMultiplier), so that sum * m is never NaN. The product is
+// clamped to the output's range less zc first (whole numbers, so clamping
+// before rounding clamps the rounded value), then rounded by kRoundingBias,
+// whose sum holds the whole number in its low bits: an integer subtraction
+// reads it out with zc added, and the demotion finds it in range.
 template <class TC, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<TC, DF>> QRequantize(DF df, hn::Vec<DF> sum, hn::Vec<DF> m, float zc, float low) {
   const hn::Rebind<TC, DF> dc;
+  const hn::Rebind<int32_t, DF> di;
   constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
-  auto f = hn::Add(hn::Round(hn::Mul(sum, m)), hn::Set(df, zc));
-  f = hn::Min(hn::Max(f, hn::Set(df, low)), hn::Set(df, kHi));
-  return hn::DemoteTo(dc, hn::NearestInt(f));
+  auto q = hn::Mul(sum, m);
+  q = hn::Min(hn::Max(q, hn::Set(df, low - zc)), hn::Set(df, kHi - zc));
+  const auto biased = hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias)));
+  return hn::DemoteTo(dc,
+                      hn::Sub(biased, hn::Set(di, kRoundingBiasBits - static_cast<int32_t>(zc))));
 }
 
 // count lanes of v to out, `step` bytes apart.

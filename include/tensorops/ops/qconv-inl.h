@@ -22,6 +22,40 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// dst[0, n) = src[0, n) for a patch row's short runs: up to 16 bytes as
+// two fixed-size copies that may overlap (no library call, no loop).
+HWY_INLINE void QCopyBytes(uint8_t* HWY_RESTRICT dst, const uint8_t* HWY_RESTRICT src, size_t n) {
+  const auto two = [&](auto word) {
+    constexpr size_t kBytes = sizeof(word);
+    std::memcpy(&word, src, kBytes);
+    std::memcpy(dst, &word, kBytes);
+    std::memcpy(&word, src + n - kBytes, kBytes);
+    std::memcpy(dst + n - kBytes, &word, kBytes);
+  };
+  if (n > 16) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 8) {
+    two(uint64_t{0});
+  } else if (n >= 4) {
+    two(uint32_t{0});
+  } else {
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  }
+}
+
+// dst[0, n) = value, as QCopyBytes copies.
+HWY_INLINE void QFillBytes(uint8_t* HWY_RESTRICT dst, uint8_t value, size_t n) {
+  if (n > 16) {
+    std::memset(dst, value, n);
+  } else if (n >= 8) {
+    const uint64_t word = value * uint64_t{0x0101010101010101};
+    std::memcpy(dst, &word, 8);
+    std::memcpy(dst + n - 8, &word, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) dst[i] = value;
+  }
+}
+
 template <class TX, class TY, bool kChannelsLast>
 struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
   using Kernel = QConvKernel<TX, TY, kChannelsLast>;
@@ -137,7 +171,10 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
   // output pixel p + i of image n, group g, as uint8: x itself, or x + 128
   // for int8 x; taps outside the input hold zx likewise. When a pixel's
   // channels are the group's and contiguous and W is not dilated, the taps
-  // of one kernel row inside the input are one run of bytes.
+  // of one kernel row inside the input are one run of bytes. The pixels are
+  // walked in order (an output row's kernel rows inside x found once per
+  // row), and runs are copied by QCopyBytes: a stem's are 9 bytes, where a
+  // library call and a division per pixel cost more than the copy.
   static void PatchRows(const Job& job, size_t n, size_t g, size_t p, size_t count, size_t row_bytes,
                         uint8_t* HWY_RESTRICT patch) {
     const size_t cg = job.in_channels / job.groups;
@@ -146,35 +183,81 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
     const auto zx = static_cast<uint8_t>(static_cast<TX>(job.zx));
     const bool contiguous = job.x_stride[1] == sizeof(TX);
     const bool rows_of_taps = contiguous && job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(TX);
-    const auto fill = [&](uint8_t* dst, size_t values) { std::memset(dst, zx, values); };
-    const auto copy = [&](uint8_t* dst, const TX* src, size_t values) { std::memcpy(dst, src, values); };
-    for (size_t i = 0; i < count; ++i) {
-      const size_t oh = (p + i) / job.w.out, ow = (p + i) % job.w.out;
+    const size_t run = kw * cg;                                // bytes of one kernel row
+    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between kernel rows
+    const size_t inside_begin = job.w.InsideBegin(), inside_end = job.w.InsideEnd();
+    const auto copy = [&](uint8_t* dst, const TX* src, size_t values) {
+      QCopyBytes(dst, reinterpret_cast<const uint8_t*>(src), values);
+    };
+    // int8 x as uint8 x + 128, and the zeros past k (at most 3: one word
+    // store that ends the row, written before the taps; a loop there became
+    // a call to memset per row).
+    const auto start = [&](uint8_t* row) {
+      const uint32_t zero = 0;
+      std::memcpy(row + row_bytes - sizeof(zero), &zero, sizeof(zero));
+    };
+    const auto finish = [&](uint8_t* row) {
+      if constexpr (hwy::IsSame<TX, int8_t>()) {
+        for (size_t j = 0; j < k; ++j) row[j] ^= 0x80;
+      }
+    };
+    size_t oh = p / job.w.out, ow = p % job.w.out;
+    size_t i0 = 0, i1 = 0;  // the output row's kernel rows inside the input
+    int64_t ih0 = 0;
+    for (size_t i = 0; i < count; ++i, ++ow) {
+      if (ow == job.w.out) {
+        ow = 0;
+        ++oh;
+      }
+      if (i == 0 || ow == 0) {  // (a window in the padding only: i0 = i1)
+        i0 = HWY_MIN(job.h.FirstTap(oh), kh);
+        i1 = HWY_MAX(job.h.EndTap(oh), i0);
+        ih0 = job.h.Start(oh);
+      }
       uint8_t* row = patch + i * row_bytes;
-      const int64_t ih0 = job.h.Start(oh), iw0 = job.w.Start(ow);
-      const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
-      for (size_t y = 0; y < kh; ++y) {
-        const int64_t ih = ih0 + static_cast<int64_t>(y * job.h.dilation);
-        uint8_t* taps = row + y * kw * cg;
-        if (ih < 0 || ih >= static_cast<int64_t>(job.h.in) || j0 >= j1) {
-          fill(taps, kw * cg);
-          continue;
+      const bool inside = ow >= inside_begin && ow < inside_end;
+      if (inside && rows_of_taps && i0 < i1) {
+        // The row's pixels whose window lies inside, in one tight loop: each
+        // kernel row one run, the window's start moving by the stride.
+        const size_t stretch = HWY_MIN(inside_end - ow, count - i);  // InsideEnd() <= out
+        const auto* src = reinterpret_cast<const uint8_t*>(XAt(
+            job, n, g * cg, static_cast<size_t>(ih0 + static_cast<int64_t>(i0 * job.h.dilation)),
+            static_cast<size_t>(job.w.Start(ow))));
+        const size_t col_step = job.w.stride * job.x_stride[3];
+        for (size_t e = 0; e < stretch; ++e, row += row_bytes, src += col_step) {
+          start(row);
+          QFillBytes(row, zx, i0 * run);
+          QFillBytes(row + i1 * run, zx, (kh - i1) * run);
+          for (size_t y = i0; y < i1; ++y)
+            QCopyBytes(row + y * run, src + (y - i0) * row_step, run);
+          finish(row);
         }
+        i += stretch - 1;  // the loop's increments move to the stretch's last pixel
+        ow += stretch - 1;
+        continue;
+      }
+      const size_t j0 = inside ? 0 : HWY_MIN(job.w.FirstTap(ow), kw);
+      const size_t j1 = inside ? kw : HWY_MAX(job.w.EndTap(ow), j0);
+      const int64_t iw0 = job.w.Start(ow);
+      start(row);
+      QFillBytes(row, zx, i0 * run);
+      QFillBytes(row + i1 * run, zx, (kh - i1) * run);
+      for (size_t y = i0; y < i1 && j0 < j1; ++y) {
+        const auto ih = static_cast<size_t>(ih0 + static_cast<int64_t>(y * job.h.dilation));
+        uint8_t* taps = row + y * run;
         const auto x_at = [&](size_t x) {
           const int64_t iw = iw0 + static_cast<int64_t>(x * job.w.dilation);
-          return XAt(job, n, g * cg, static_cast<size_t>(ih), static_cast<size_t>(iw));
+          return XAt(job, n, g * cg, ih, static_cast<size_t>(iw));
         };
+        QFillBytes(taps, zx, j0 * cg);
+        QFillBytes(taps + j1 * cg, zx, (kw - j1) * cg);
         if (rows_of_taps) {
-          fill(taps, j0 * cg);
           copy(taps + j0 * cg, x_at(j0), (j1 - j0) * cg);
-          fill(taps + j1 * cg, (kw - j1) * cg);
           continue;
         }
-        for (size_t x = 0; x < kw; ++x) {
+        for (size_t x = j0; x < j1; ++x) {
           uint8_t* dst = taps + x * cg;
-          if (x < j0 || x >= j1) {
-            fill(dst, cg);
-          } else if (contiguous) {
+          if (contiguous) {
             copy(dst, x_at(x), cg);
           } else {
             const TX* src = x_at(x);
@@ -184,10 +267,8 @@ struct Impl<QConvKernel<TX, TY, kChannelsLast>> {
           }
         }
       }
-      if constexpr (hwy::IsSame<TX, int8_t>()) {
-        for (size_t j = 0; j < k; ++j) row[j] ^= 0x80;  // x + 128 as uint8
-      }
-      for (size_t j = k; j < row_bytes; ++j) row[j] = 0;
+      if (i0 < i1 && j0 >= j1) QFillBytes(row + i0 * run, zx, (i1 - i0) * run);
+      finish(row);
     }
   }
 

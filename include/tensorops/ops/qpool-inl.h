@@ -37,7 +37,7 @@ struct Impl<QGlobalAveragePoolKernel<T, kChannelsLast>> {
     const hn::Rebind<T, decltype(d32)> dx;
     const hn::Rebind<float, decltype(d32)> df;
     const size_t lanes = hn::Lanes(d32);
-    const auto m = hn::Set(df, job.multiplier);
+    const auto m = hn::Set(df, QFiniteMultiplier(job.multiplier));
     const float zy = static_cast<float>(job.zy);
     const float low = QOutputLow<T>(job.zy, false);
     const auto offset = hn::Set(d32, -static_cast<int32_t>(job.height * job.width) * job.zx);

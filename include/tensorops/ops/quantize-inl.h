@@ -15,6 +15,7 @@
 #include <hwy/highway.h>
 
 #include "tensorops/detail/ieee-inl.h"
+#include "tensorops/detail/requantize-inl.h"
 #include "tensorops/detail/row-inl.h"
 #include "tensorops/detail/storage-inl.h"
 #include "tensorops/ops/convert-inl.h"
@@ -30,11 +31,8 @@ using QuantTag = hn::ScalableTag<float>;
 // One vector of the clamped quotient, rounded half to even and packed with
 // zp added (ONNX's order: rounding x / s + zp moves ties by zp's parity).
 // `q` lies within [lo, hi], the output's range less zp: whole numbers, so
-// clamping before rounding clamps the rounded value. Adding 1.5 * 2^23 to a
-// value within 2^22 rounds it to a whole number, half to even (the sum's unit
-// in the last place is 1), and leaves that number in the sum's low mantissa
-// bits, where an integer subtraction reads it out with zp added.
-constexpr float kRoundingBias = 12582912.0f;  // 1.5 * 2^23
+// clamping before rounding clamps the rounded value; kRoundingBias rounds
+// it, and an integer subtraction reads it out with zp added.
 
 template <class Q>
 HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> PackRounded(
@@ -42,7 +40,6 @@ HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> PackRounded(
   const QuantTag df;
   const hn::Rebind<int32_t, QuantTag> di;
   const hn::Rebind<uint32_t, QuantTag> du;
-  constexpr int32_t kRoundingBiasBits = 0x4B400000;
   const auto biased = hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias)));
   // U8FromU32 takes 0..255 (some targets saturate), so int8 is offset by 128
   // there and its sign bit flipped back in the byte.

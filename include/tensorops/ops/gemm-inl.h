@@ -361,13 +361,48 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? 4 : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+// armv7: GCC kept the eight broadcasts of a group on the stack and reloaded
+// them for every vector of B (52 instructions per 8 multiply-adds).
+// Multiplying by a lane reads a row's four values of A from one register.
+inline constexpr bool kRowStreamingByLane = true;
+
+// sum + a[kLane] * b, rounded as TileMulAdd rounds.
+template <int kLane, class V>
+HWY_INLINE V TileMulAddLane(float32x4_t a, V b, V sum) {
+  const float32x2_t half = kLane < 2 ? vget_low_f32(a) : vget_high_f32(a);
+#if !defined(__ARM_VFPV4__)
+  return V(vmlaq_lane_f32(sum.raw, b.raw, half, kLane % 2));
+#else
+  return V(vfmaq_f32(sum.raw, b.raw, vdupq_lane_f32(half, kLane % 2)));
+#endif
+}
+#else
+inline constexpr bool kRowStreamingByLane = false;
+#endif
+
+// sum + a(k + kG, kI) * v, where a... holds A's values for one group of
+// kRowStreamingGroup rows of B: kGroup x kRows broadcasts ((g, i) at
+// g * kRows + i) as a pack of separate vectors, or with kRowStreamingByLane
+// one register per row of A, (g, i) in lane g of register i.
+template <size_t kG, size_t kI, size_t kRows, class V, class... A>
+HWY_INLINE V RowStreamingMulAdd(V v, V sum, A... a) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  return TileMulAddLane<static_cast<int>(kG)>(Nth<kI>(a...), v, sum);
+#else
+  return TileMulAdd(Nth<kG * kRows + kI>(a...), v, sum);
+#endif
+}
+
 // acc[i][j] += sum over g of a(g, i) * rows[g][j] for one group of
-// kRowStreamingGroup rows of B; `a` holds the kGroup x kRows broadcasts of A,
-// (g, i) at g * kRows + i, as a pack of separate vectors.
-template <size_t kRows, class... V>
+// kRowStreamingGroup rows of B, with A's values as RowStreamingMulAdd takes
+// them.
+template <size_t kRows, class... A>
 HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup], size_t cols,
-                                  float* HWY_RESTRICT acc, V... a) {
-  static_assert(kRowStreamingGroup == 4 && sizeof...(V) == 4 * kRows, "four rows of B");
+                                  float* HWY_RESTRICT acc, A... a) {
+  static_assert(
+      kRowStreamingGroup == 4 && sizeof...(A) == (kRowStreamingByLane ? kRows : 4 * kRows),
+      "four rows of B");
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
   // A plain loop, not a lambda: GCC left a 4-row lambda out of line, with
@@ -382,75 +417,36 @@ HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup]
       constexpr size_t kI = decltype(i)::value;
       float* out = acc + kI * cols + j;
       auto sum = LoadUpToAsF32<float>(d, out, count);
-      sum = TileMulAdd(Nth<0 * kRows + kI>(a...), v0, sum);
-      sum = TileMulAdd(Nth<1 * kRows + kI>(a...), v1, sum);
-      sum = TileMulAdd(Nth<2 * kRows + kI>(a...), v2, sum);
-      sum = TileMulAdd(Nth<3 * kRows + kI>(a...), v3, sum);
+      sum = RowStreamingMulAdd<0, kI, kRows>(v0, sum, a...);
+      sum = RowStreamingMulAdd<1, kI, kRows>(v1, sum, a...);
+      sum = RowStreamingMulAdd<2, kI, kRows>(v2, sum, a...);
+      sum = RowStreamingMulAdd<3, kI, kRows>(v3, sum, a...);
       StoreUpToFromF32<float>(d, sum, out, count);
     });
   }
 }
 
 // RowStreamingGroup for B's rows [k, k + kRowStreamingGroup), with A's
-// broadcasts made here (a named function: see MicroTileFromZero).
+// values made here (a named function: see MicroTileFromZero); kI... indexes
+// them.
 template <size_t kRows, size_t... kI>
 HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY_RESTRICT a_pack,
                                     size_t k, const float* const (&rows)[kRowStreamingGroup],
                                     size_t cols, float* HWY_RESTRICT acc) {
+#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
+  // Row i's values at depths k .. k + 3, one register.
+  const auto row_lanes = [&](size_t i) {
+    alignas(16) float values[4];
+    for (size_t g = 0; g < 4; ++g) values[g] = a_pack[(k + g) * kGemmRows + i];
+    return vld1q_f32(values);
+  };
+  RowStreamingGroup<kRows>(rows, cols, acc, row_lanes(kI)...);
+#else
   const GemmTag d;
   RowStreamingGroup<kRows>(rows, cols, acc,
                            hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
-}
-
-#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
-// armv7: GCC kept the eight broadcasts of RowStreamingGroup on the stack and
-// reloaded them for every vector of B (52 instructions per 8 multiply-adds).
-// Multiplying by a lane reads a row's four values of A from one register.
-// sum + a[kLane] * b, rounded as TileMulAdd rounds.
-template <int kLane, class V>
-HWY_INLINE V TileMulAddLane(float32x4_t a, V b, V sum) {
-  const float32x2_t half = kLane < 2 ? vget_low_f32(a) : vget_high_f32(a);
-#if !defined(__ARM_VFPV4__)
-  return V(vmlaq_lane_f32(sum.raw, b.raw, half, kLane % 2));
-#else
-  return V(vfmaq_f32(sum.raw, b.raw, vdupq_lane_f32(half, kLane % 2)));
 #endif
 }
-
-// RowStreamingGroupAt's work with a(k + g, i) in lane g of row i's register.
-template <size_t kRows>
-HWY_INLINE void RowStreamingGroupByLane(const float* HWY_RESTRICT a_pack, size_t k,
-                                        const float* const (&rows)[kRowStreamingGroup], size_t cols,
-                                        float* HWY_RESTRICT acc) {
-  static_assert(kRowStreamingGroup == 4 && kRows <= 2, "four rows of B, two rows of A");
-  const GemmTag d;
-  const size_t lanes = hn::Lanes(d);
-  alignas(16) float a_rows[2][4] = {};
-  for (size_t i = 0; i < kRows; ++i) {
-    for (size_t g = 0; g < 4; ++g) a_rows[i][g] = a_pack[(k + g) * kGemmRows + i];
-  }
-  const float32x4_t a0 = vld1q_f32(a_rows[0]);
-  const float32x4_t a1 = vld1q_f32(a_rows[1]);
-  for (size_t j = 0; j < cols; j += lanes) {
-    const size_t count = HWY_MIN(lanes, cols - j);
-    const auto v0 = LoadUpToAsF32<float>(d, rows[0] + j, count);
-    const auto v1 = LoadUpToAsF32<float>(d, rows[1] + j, count);
-    const auto v2 = LoadUpToAsF32<float>(d, rows[2] + j, count);
-    const auto v3 = LoadUpToAsF32<float>(d, rows[3] + j, count);
-    Unroll<kRows>([&](auto i) {
-      constexpr size_t kI = decltype(i)::value;
-      const float32x4_t a = kI == 0 ? a0 : a1;
-      float* out = acc + kI * cols + j;
-      auto sum = LoadUpToAsF32<float>(d, out, count);
-      sum = TileMulAddLane<0>(a, v0, sum);
-      sum = TileMulAddLane<1>(a, v1, sum);
-      sum = TileMulAddLane<2>(a, v2, sum);
-      sum = TileMulAddLane<3>(a, v3, sum);
-      StoreUpToFromF32<float>(d, sum, out, count);
-    });
-  }
-}
-#endif
 
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
@@ -463,12 +459,8 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
     Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
-#if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
-    RowStreamingGroupByLane<kRows>(a_pack, k, rows, cols, acc);
-#else
-    RowStreamingGroupAt<kRows>(std::make_index_sequence<kGroup * kRows>{}, a_pack, k, rows, cols,
-                               acc);
-#endif
+    constexpr size_t kAValues = kRowStreamingByLane ? kRows : kGroup * kRows;
+    RowStreamingGroupAt<kRows>(std::make_index_sequence<kAValues>{}, a_pack, k, rows, cols, acc);
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;

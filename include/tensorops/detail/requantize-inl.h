@@ -64,23 +64,158 @@ HWY_INLINE void QMultipliers(float sa, const float* sb, bool per_column, float s
   }
 }
 
-// saturate(round_half_even(sum * m) + zc) clamped below at `low`, in TC's
-// lanes, from sums in float (exact integers, or float(int32 sums)) and a
-// finite m (QFiniteMultiplier), so that sum * m is never NaN. The product is
-// clamped to the output's range less zc first (whole numbers, so clamping
-// before rounding clamps the rounded value), then rounded by kRoundingBias,
-// whose sum holds the whole number in its low bits: an integer subtraction
-// reads it out with zc added, and the demotion finds it in range.
-template <class TC, class DF>
-HWY_INLINE hn::Vec<hn::Rebind<TC, DF>> QRequantize(DF df, hn::Vec<DF> sum, hn::Vec<DF> m, float zc, float low) {
-  const hn::Rebind<TC, DF> dc;
+// round_half_even(sum * m) + zc in int32 lanes, clamped below at `low`, from
+// sums in float (exact integers, or float(int32 sums)) and a finite m
+// (QFiniteMultiplier), so that sum * m is never NaN. Adding kRoundingBias to
+// the product rounds it and leaves the whole number in the sum's low bits,
+// read out (with zc added) by one integer subtraction. Only the lower clamp is
+// needed: it keeps the biased sum positive (and applies ReLU's floor); above,
+// the sum's bits grow with the product up to infinity without overflowing, so
+// the saturating demotion to TC clamps there. The caller sets up `floor`
+// (low - zc) and `bias_less_zc` (kRoundingBiasBits - zc) once.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, DF>> QRequantizedInts(
+    DF df, hn::Vec<DF> sum, hn::Vec<DF> m, hn::Vec<DF> floor,
+    hn::Vec<hn::Rebind<int32_t, DF>> bias_less_zc) {
   const hn::Rebind<int32_t, DF> di;
-  constexpr float kHi = hwy::IsSame<TC, int8_t>() ? 127.0f : 255.0f;
-  auto q = hn::Mul(sum, m);
-  q = hn::Min(hn::Max(q, hn::Set(df, low - zc)), hn::Set(df, kHi - zc));
-  const auto biased = hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias)));
-  return hn::DemoteTo(dc,
-                      hn::Sub(biased, hn::Set(di, kRoundingBiasBits - static_cast<int32_t>(zc))));
+  const auto q = hn::Max(hn::Mul(sum, m), floor);
+  return hn::Sub(hn::BitCast(di, hn::Add(q, hn::Set(df, kRoundingBias))), bias_less_zc);
+}
+
+// The same from zc and low.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, DF>> QRequantizedInts(DF df, hn::Vec<DF> sum, hn::Vec<DF> m,
+                                                             float zc, float low) {
+  const hn::Rebind<int32_t, DF> di;
+  return QRequantizedInts(df, sum, m, hn::Set(df, low - zc),
+                          hn::Set(di, kRoundingBiasBits - static_cast<int32_t>(zc)));
+}
+
+// QRequantizedInts' lanes (never negative for a uint8 TC) in TC's, saturated.
+// AVX-512 has one instruction for it, where Highway's DemoteTo takes four
+// (two packs, a mask and a permutation) to handle negative int32.
+template <class TC, class DI>
+HWY_INLINE hn::Vec<hn::Rebind<TC, DI>> QDemote(DI di, hn::Vec<DI> v) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (hwy::IsSame<DI, hn::ScalableTag<int32_t>>()) {
+    return hn::Vec<hn::Rebind<TC, DI>>{hwy::IsSigned<TC>() ? _mm512_cvtsepi32_epi8(v.raw)
+                                                           : _mm512_cvtusepi32_epi8(v.raw)};
+  }
+#endif
+  return hn::DemoteTo(hn::Rebind<TC, DI>(), v);
+}
+
+// saturate(round_half_even(sum * m) + zc) clamped below at `low`, in TC's lanes.
+template <class TC, class DF>
+HWY_INLINE hn::Vec<hn::Rebind<TC, DF>> QRequantize(DF df, hn::Vec<DF> sum, hn::Vec<DF> m, float zc,
+                                                   float low) {
+  return QDemote<TC>(hn::Rebind<int32_t, DF>(), QRequantizedInts(df, sum, m, zc, low));
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+// Two vectors of int16 to bytes with TC's saturation, each 128-bit block
+// holding a's half of it then b's (x86's pack instructions).
+template <class TC>
+HWY_INLINE __m128i PackBlocks16To8(__m128i a, __m128i b) {
+  return hwy::IsSigned<TC>() ? _mm_packs_epi16(a, b) : _mm_packus_epi16(a, b);
+}
+#if HWY_TARGET <= HWY_AVX2
+template <class TC>
+HWY_INLINE __m256i PackBlocks16To8(__m256i a, __m256i b) {
+  return hwy::IsSigned<TC>() ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
+template <class TC>
+HWY_INLINE __m512i PackBlocks16To8(__m512i a, __m512i b) {
+  return hwy::IsSigned<TC>() ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
+}
+#endif
+#endif
+
+// Stores the first `count` (at most 4 vectors' worth) of the int32 lanes of
+// v0, v1, v2, v3, in that order, demoted to TC (uint8 or int8) with
+// saturation. Four at a time because the narrowing instructions take two
+// vectors: x86 packs four in three instructions and one permutation (its
+// packs interleave 128-bit blocks), where one vector's DemoteTo takes four;
+// NEON narrows joined halves, six instructions for four vectors' eight. SVE
+// (whose pairwise narrowing interleaves lanes) and the emulated targets
+// demote one vector at a time.
+template <class TC, class DI>
+HWY_INLINE void StoreDemoted4(DI di, hn::Vec<DI> v0, hn::Vec<DI> v1, hn::Vec<DI> v2, hn::Vec<DI> v3,
+                              TC* HWY_RESTRICT out, size_t count) {
+  static_assert(sizeof(TC) == 1 && hwy::IsSame<hn::TFromD<DI>, int32_t>());
+  const size_t lanes = hn::Lanes(di);
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4) || HWY_TARGET == HWY_NEON
+  static_assert(hwy::IsSame<DI, hn::ScalableTag<int32_t>>(), "full vectors only");
+  const hn::Repartition<int16_t, DI> d16;
+  const hn::Repartition<TC, DI> dc;
+#if HWY_TARGET == HWY_NEON
+  // Halves joined explicitly: ReorderDemote2To puts v1 first on armv7.
+  const hn::Half<decltype(d16)> d16h;
+  const hn::Half<decltype(dc)> dch;
+  const auto pair = [&](hn::Vec<DI> lo, hn::Vec<DI> hi) {
+    return hn::DemoteTo(dch, hn::Combine(d16, hn::DemoteTo(d16h, hi), hn::DemoteTo(d16h, lo)));
+  };
+  const auto bytes = hn::Combine(dc, pair(v2, v3), pair(v0, v1));
+#else
+  const auto pair01 = hn::ReorderDemote2To(d16, v0, v1);
+  const auto pair23 = hn::ReorderDemote2To(d16, v2, v3);
+  auto bytes = hn::Vec<decltype(dc)>{PackBlocks16To8<TC>(pair01.raw, pair23.raw)};
+  // Block k now holds lanes [4k, 4k + 4) of v0, v1, v2 and v3: gather each
+  // vector's four-byte groups (32-bit lanes) back in order.
+  if constexpr (HWY_MAX_BYTES == 32) {
+    const hn::Repartition<uint32_t, DI> du;
+    alignas(32) static constexpr int32_t kOrder[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    bytes = hn::BitCast(
+        dc, hn::TableLookupLanes(hn::BitCast(du, bytes), hn::SetTableIndices(du, kOrder)));
+  } else if constexpr (HWY_MAX_BYTES == 64) {
+    const hn::Repartition<uint32_t, DI> du;
+    alignas(64) static constexpr int32_t kOrder[16] = {0, 4, 8,  12, 1, 5, 9,  13,
+                                                       2, 6, 10, 14, 3, 7, 11, 15};
+    bytes = hn::BitCast(
+        dc, hn::TableLookupLanes(hn::BitCast(du, bytes), hn::SetTableIndices(du, kOrder)));
+  }
+#endif
+  StoreUpTo(bytes, dc, out, count);
+#else
+  const hn::Rebind<TC, DI> dc;
+  const auto store = [&](hn::Vec<DI> v, size_t first) {
+    if (first < count)
+      StoreUpTo(QDemote<TC>(di, v), dc, out + first, HWY_MIN(lanes, count - first));
+  };
+  store(v0, 0);
+  store(v1, lanes);
+  store(v2, 2 * lanes);
+  store(v3, 3 * lanes);
+#endif
+  (void)lanes;
+}
+
+// A row of `count` requantized outputs (contiguous) from int32 sums, plus
+// bias[j] where bias is not null, with multipliers m[j].
+template <class TC>
+HWY_INLINE void QRequantizeRow(const int32_t* HWY_RESTRICT sums, const int32_t* HWY_RESTRICT bias,
+                               const float* HWY_RESTRICT m, float zc, float low,
+                               TC* HWY_RESTRICT out, size_t count) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const size_t lanes = hn::Lanes(di);
+  const auto floor = hn::Set(df, low - zc);
+  const auto bias_less_zc = hn::Set(di, kRoundingBiasBits - static_cast<int32_t>(zc));
+  for (size_t j = 0; j < count; j += 4 * lanes) {
+    const size_t group = HWY_MIN(4 * lanes, count - j);
+    // Vectors past the group's end are not stored.
+    const auto ints = [&](size_t first) {
+      if (first >= group) return hn::Zero(di);
+      const size_t n = HWY_MIN(lanes, group - first);
+      auto sum = LoadUpTo(di, sums + j + first, n);
+      if (bias != nullptr) sum = hn::Add(sum, LoadUpTo(di, bias + j + first, n));
+      return QRequantizedInts(df, hn::ConvertTo(df, sum), LoadUpTo(df, m + j + first, n), floor,
+                              bias_less_zc);
+    };
+    StoreDemoted4<TC>(di, ints(0), ints(lanes), ints(2 * lanes), ints(3 * lanes), out + j, group);
+  }
 }
 
 // count lanes of v to out, `step` bytes apart.

@@ -617,6 +617,13 @@ void QGemmFinish(const int32_t* sums, size_t sums_row, size_t rows, size_t cols,
   const float low = QOutputLow<TC>(zc, relu);
   for (size_t i = 0; i < rows; ++i) {
     TC* row = detail::AdvanceBytes(c, i * c_row_bytes);
+    if constexpr (kRequantize) {
+      if (c_col_bytes == sizeof(TC)) {
+        QRequantizeRow(sums + i * sums_row, bias, multiplier, static_cast<float>(zc), low, row,
+                       cols);
+        continue;
+      }
+    }
     for (size_t j = 0; j < cols; j += lanes) {
       const size_t count = HWY_MIN(lanes, cols - j);
       auto sum = LoadUpTo(d32, sums + i * sums_row + j, count);

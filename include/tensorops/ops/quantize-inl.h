@@ -93,6 +93,28 @@ HWY_INLINE hn::Vec<QuantTag> DistanceFromWhole(hn::Vec<QuantTag> q) {
 #endif
 }
 
+// DistanceFromWhole(q) is below 0.5 - 2^-12 (the bound of
+// QuantizeLanesByReciprocal) in every lane: compared as integers, the same
+// order for non-negative floats, NaN's bits above the bound's, and no float
+// comparison, which armv7 runs lane by lane.
+inline constexpr int32_t kFarFromTieBits = std::bit_cast<int32_t>(0.5f - 0x1p-12f);
+
+HWY_INLINE bool FarFromTies(hn::Vec<QuantTag> q) {
+  const hn::Rebind<int32_t, QuantTag> di;
+  const auto distance = hn::BitCast(di, DistanceFromWhole(q));
+  return hn::AllTrue(di, hn::Lt(distance, hn::Set(di, kFarFromTieBits)));
+}
+
+// The same for four vectors, with one comparison of their largest distance.
+HWY_INLINE bool FarFromTies(hn::Vec<QuantTag> q0, hn::Vec<QuantTag> q1, hn::Vec<QuantTag> q2,
+                            hn::Vec<QuantTag> q3) {
+  const hn::Rebind<int32_t, QuantTag> di;
+  const auto distance = [&](hn::Vec<QuantTag> q) { return hn::BitCast(di, DistanceFromWhole(q)); };
+  const auto largest =
+      hn::Max(hn::Max(distance(q0), distance(q1)), hn::Max(distance(q2), distance(q3)));
+  return hn::AllTrue(di, hn::Lt(largest, hn::Set(di, kFarFromTieBits)));
+}
+
 // The same result as QuantizeLanes without a division where it can be had:
 // x * r (r = 1 / s rounded) is within 3 units in the last place of x / s
 // rounded, under 2^-14 for a clamped |q| <= 255, so the two round to the same
@@ -104,14 +126,8 @@ template <class Q>
 HWY_INLINE hn::Vec<hn::Rebind<Q, QuantTag>> QuantizeLanesByReciprocal(
     hn::Vec<QuantTag> x, hn::Vec<QuantTag> scale, hn::Vec<QuantTag> reciprocal,
     hn::Vec<QuantTag> lo, hn::Vec<QuantTag> hi, hn::Vec<hn::Rebind<int32_t, QuantTag>> zero_point) {
-  const QuantTag df;
-  const hn::Rebind<int32_t, QuantTag> di;
   const auto q = hn::Mul(x, reciprocal);
-  // Compared as integers (the same order for non-negative floats; NaN's bits
-  // exceed the bound's): a float comparison would run lane by lane on armv7.
-  constexpr int32_t kFarFromTieBits = std::bit_cast<int32_t>(0.5f - 0x1p-12f);
-  const auto distance = hn::BitCast(di, DistanceFromWhole(q));
-  if (HWY_LIKELY(hn::AllTrue(di, hn::Lt(distance, hn::Set(di, kFarFromTieBits))))) {
+  if (HWY_LIKELY(FarFromTies(q))) {
     return PackRounded<Q>(hn::Min(hn::Max(q, lo), hi), zero_point);
   }
   return QuantizeLanes<Q>(x, scale, lo, hi, zero_point);
@@ -148,6 +164,28 @@ HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t c
   const auto lo = hn::Set(df, kQuantLo<Q> - static_cast<float>(zero_point));
   const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zero_point));
   size_t i = 0;
+  if constexpr (kByReciprocal) {
+    // Four vectors at a time: one test for ties and one demotion for the four.
+    // Far from ties, x * r rounds as the requantizing store rounds sum * m.
+    const auto bias_less_zp = hn::Set(di, kRoundingBiasBits - int32_t{zero_point});
+    const auto ints = [&](hn::Vec<QuantTag> v) {
+      return QRequantizedInts(df, v, r, lo, bias_less_zp);
+    };
+    for (; i + 4 * lanes <= count; i += 4 * lanes) {
+      const auto v0 = WidenToF32<X>(df, hn::LoadU(dx, x + i));
+      const auto v1 = WidenToF32<X>(df, hn::LoadU(dx, x + i + lanes));
+      const auto v2 = WidenToF32<X>(df, hn::LoadU(dx, x + i + 2 * lanes));
+      const auto v3 = WidenToF32<X>(df, hn::LoadU(dx, x + i + 3 * lanes));
+      if (HWY_LIKELY(FarFromTies(hn::Mul(v0, r), hn::Mul(v1, r), hn::Mul(v2, r), hn::Mul(v3, r)))) {
+        StoreDemoted4(di, ints(v0), ints(v1), ints(v2), ints(v3), y + i, 4 * lanes);
+      } else {
+        for (size_t j = i; j < i + 4 * lanes; j += lanes) {
+          const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + j));
+          hn::StoreU(QuantizeLanesByReciprocal<Q>(v, s, r, lo, hi, zp), dq, y + j);
+        }
+      }
+    }
+  }
   for (; i + lanes <= count; i += lanes) {
     const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + i));
     if constexpr (kByReciprocal) {

@@ -68,7 +68,7 @@ struct QConvGroupWeights {
   const uint8_t* data;
   size_t depth_groups;                 // QGemmWeights::groups()
   const int32_t* column_sums;          // byte quads only
-  const int32_t* shifted_zero_points;  // byte quads only
+  const int32_t* shifted_zero_points;  // byte quads only; null when all are 0
 };
 
 // The dispatch key: x's and y's element types and whether channels are

@@ -400,7 +400,9 @@ TENSOROPS_QGEMM_VNNI inline void RowSumsU8(const uint8_t* a, size_t row_bytes, s
 
 // The tile of sums a'b' over all quads, corrected to (a - za)(b - zb):
 // out = acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h), for the
-// columns below `cols`. Quad kq of row i is the 4 bytes at a + i a_row_step
+// columns below `cols`; with shifted_zero_points null (every zb' is 0) the
+// row term and its multiplications are left out. Quad kq of row i is the 4 bytes at a + i
+// a_row_step
 // + kq a_quad_step: a packed panel (4, 4 kQRows) or uint8 rows read in place
 // (row bytes, 4).
 template <size_t kRows, size_t kVecs>
@@ -433,17 +435,18 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
   }
 #pragma GCC unroll 16
   for (size_t i = 0; i < kRows; ++i) {
-    const __m512i rs = _mm512_set1_epi32(row_sums[i]);
+    const __m512i rs = _mm512_set1_epi32(shifted_zero_points != nullptr ? row_sums[i] : 0);
 #pragma GCC unroll 4
     for (size_t v = 0; v < kVecs; ++v) {
       const size_t j = 16 * v;
       if (j >= cols) break;
       const size_t count = HWY_MIN(16, cols - j);
       const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1u);
-      const __m512i zb = _mm512_maskz_loadu_epi32(mask, shifted_zero_points + j);
-      const __m512i terms = _mm512_maskz_loadu_epi32(mask, column_terms + j);
-      const __m512i r =
-          _mm512_add_epi32(_mm512_sub_epi32(acc[i][v], _mm512_mullo_epi32(zb, rs)), terms);
+      __m512i r = _mm512_add_epi32(acc[i][v], _mm512_maskz_loadu_epi32(mask, column_terms + j));
+      if (shifted_zero_points != nullptr) {
+        const __m512i zb = _mm512_maskz_loadu_epi32(mask, shifted_zero_points + j);
+        r = _mm512_sub_epi32(r, _mm512_mullo_epi32(zb, rs));
+      }
       _mm512_mask_storeu_epi32(out + i * out_row + j, mask, r);
     }
   }
@@ -515,15 +518,16 @@ HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
     bs += 4 * nr;
   }
   Unroll<kRows>([&](auto i) {
-    const auto rs = hn::Set(d32, row_sums[decltype(i)::value]);
+    const auto rs = hn::Set(d32, shifted_zero_points != nullptr ? row_sums[decltype(i)::value] : 0);
     Unroll<kVecs>([&](auto v) {
       constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
       const size_t j = kV * lanes;
       if (j >= cols) return;
       const size_t count = HWY_MIN(lanes, cols - j);
-      const auto zb = LoadUpTo(d32, shifted_zero_points + j, count);
-      const auto terms = LoadUpTo(d32, column_terms + j, count);
-      const auto r = hn::Add(hn::Sub(Nth<kI * kVecs + kV>(acc...), hn::Mul(zb, rs)), terms);
+      auto r = hn::Add(Nth<kI * kVecs + kV>(acc...), LoadUpTo(d32, column_terms + j, count));
+      if (shifted_zero_points != nullptr) {
+        r = hn::Sub(r, hn::Mul(LoadUpTo(d32, shifted_zero_points + j, count), rs));
+      }
       StoreUpTo(r, d32, out + kI * out_row + j, count);
     });
   });
@@ -684,10 +688,11 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   // flipped as PackQAQuads flips A.
   constexpr bool kFlip = hwy::IsSigned<TA>() != kQuadsSignedA;
   const uint32_t za = static_cast<uint32_t>(job.za + (kFlip ? (kQuadsSignedA ? -128 : 128) : 0));
+  const bool row_terms = job.shifted_zero_points != nullptr;
   for (size_t j = 0; quads && j < job.n; ++j) {
-    const uint32_t term = static_cast<uint32_t>(job.k) * za *
-                              static_cast<uint32_t>(job.shifted_zero_points[j]) -
-                          za * static_cast<uint32_t>(job.column_sums[j]);
+    const uint32_t zb = row_terms ? static_cast<uint32_t>(job.shifted_zero_points[j]) : 0;
+    const uint32_t term =
+        static_cast<uint32_t>(job.k) * za * zb - za * static_cast<uint32_t>(job.column_sums[j]);
     column_terms[j] = static_cast<int32_t>(term);
   }
 #else
@@ -704,7 +709,7 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
     const size_t rows_block = HWY_MIN(mc, job.m - ic);
     const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
-    if (in_place) {
+    if (in_place && row_terms) {
       RowSumsU8(reinterpret_cast<const uint8_t*>(a_block), job.a_row_bytes, rows_block, job.k, row_sums);
     }
 #endif
@@ -730,10 +735,10 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
         if (quads) {
           const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
                                         : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
-          kQTiles<QQuadsTile>[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
-                                                  in_place ? 4 : 4 * kQRows, b_panel, nr, groups,
-                                                  row_sums + ir, job.shifted_zero_points + jr,
-                                                  column_terms + jr, out, out_row, cols);
+          kQTiles<QQuadsTile>[vecs - 1][rows - 1](
+              a_tile, in_place ? job.a_row_bytes : 4, in_place ? 4 : 4 * kQRows, b_panel, nr,
+              groups, row_sums + ir, row_terms ? job.shifted_zero_points + jr : nullptr,
+              column_terms + jr, out, out_row, cols);
         }
 #endif
         if constexpr (kQMayUsePairs) {

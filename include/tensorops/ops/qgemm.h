@@ -128,7 +128,7 @@ inline QGemmTile ActiveQGemmTile() {
 //   2 * (kp * NR + j) of panel j / NR.
 // kRows16: B[k][j] - zb[j] as int16 at k * NR + j (K rounded up to even).
 // kQuads8: b'[4kq + t][j] = B - (128 if uint8) as int8 at 4 * (kq * NR + j) + t,
-//   with each column's sum of b' and its zb' = zb - (128 if uint8).
+//   with each column's sum of b' and its zb' = zb - (128 if uint8), unless all are 0.
 // It keeps the scales for requantized calls. Packed for the target active
 // when it was made; a call on a target with another tile is an error.
 template <class TB>
@@ -210,6 +210,10 @@ class QGemmWeights {
         shifted_zero_points_[j] = zero_point_of(j) - kShift;
       }
     }
+    if (std::all_of(shifted_zero_points_.begin(), shifted_zero_points_.end(),
+                    [](int32_t z) { return z == 0; })) {
+      shifted_zero_points_.clear();
+    }
   }
 
   size_t rows() const { return k_; }          // K
@@ -220,7 +224,11 @@ class QGemmWeights {
   std::span<const float> scale() const { return scale_; }
   const uint8_t* data() const { return data_.get(); }
   const int32_t* column_sums() const { return column_sums_.data(); }             // kQuads8
-  const int32_t* shifted_zero_points() const { return shifted_zero_points_.data(); }  // kQuads8
+  // kQuads8 only; null when every one is 0 (int8 B with zero point 0, the
+  // usual symmetric weights): the kernel then needs no row sums of A.
+  const int32_t* shifted_zero_points() const {
+    return shifted_zero_points_.empty() ? nullptr : shifted_zero_points_.data();
+  }
 
  private:
   size_t k_ = 0, n_ = 0, nr_ = 0, groups_ = 0, panel_bytes_ = 0;
@@ -244,7 +252,7 @@ struct QGemmKernel {
     const uint8_t* b;  // QGemmWeights::data()
     size_t groups;     // QGemmWeights::groups()
     const int32_t* column_sums;          // kQuads8 only
-    const int32_t* shifted_zero_points;  // kQuads8 only
+    const int32_t* shifted_zero_points;  // kQuads8 only; null when all are 0
     TC* c;
     size_t c_row_bytes, c_col_bytes;  // columns need not be contiguous (NCHW convolution)
     size_t m, n, k;

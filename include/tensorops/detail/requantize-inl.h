@@ -102,6 +102,7 @@ HWY_INLINE hn::Vec<hn::Rebind<TC, DI>> QDemote(DI di, hn::Vec<DI> v) {
                                                            : _mm512_cvtusepi32_epi8(v.raw)};
   }
 #endif
+  (void)di;
   return hn::DemoteTo(hn::Rebind<TC, DI>(), v);
 }
 

@@ -705,6 +705,7 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   // small). Arm's sdot takes signed A, so it always packs.
   const bool in_place = quads && !kQuadsSignedA && hwy::IsSame<TA, uint8_t>() &&
                         (job.k % 4 == 0 || job.a_rows_padded);
+  (void)in_place;  // used only where the target has byte quads
   for (size_t ic = 0; ic < job.m; ic += mc) {
     const size_t rows_block = HWY_MIN(mc, job.m - ic);
     const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);

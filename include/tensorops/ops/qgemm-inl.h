@@ -401,10 +401,9 @@ TENSOROPS_QGEMM_VNNI inline void RowSumsU8(const uint8_t* a, size_t row_bytes, s
 // The tile of sums a'b' over all quads, corrected to (a - za)(b - zb):
 // out = acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h), for the
 // columns below `cols`; with shifted_zero_points null (every zb' is 0) the
-// row term and its multiplications are left out. Quad kq of row i is the 4 bytes at a + i
-// a_row_step
-// + kq a_quad_step: a packed panel (4, 4 kQRows) or uint8 rows read in place
-// (row bytes, 4).
+// row term and its multiplications are left out. Quad kq of row i is the 4
+// bytes at a + i a_row_step + kq a_quad_step: a packed panel (4, 4 kQRows)
+// or uint8 rows read in place (row bytes, 4).
 template <size_t kRows, size_t kVecs>
 TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t a_row_step,
                                                   size_t a_quad_step, const uint8_t* HWY_RESTRICT b,

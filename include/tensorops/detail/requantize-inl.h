@@ -113,6 +113,17 @@ HWY_INLINE hn::Vec<hn::Rebind<TC, DF>> QRequantize(DF df, hn::Vec<DF> sum, hn::V
   return QDemote<TC>(hn::Rebind<int32_t, DF>(), QRequantizedInts(df, sum, m, zc, low));
 }
 
+// count outputs from one vector of int32 sums with multipliers m[0, count),
+// floor and bias_less_zc as QRequantizedInts takes them.
+template <class TC, class DI>
+HWY_INLINE void QStoreRequantized(DI di, hn::Vec<DI> sum, const float* HWY_RESTRICT m, float floor,
+                                  int32_t bias_less_zc, TC* HWY_RESTRICT out, size_t count) {
+  const hn::Rebind<float, DI> df;
+  const auto ints = QRequantizedInts(df, hn::ConvertTo(df, sum), LoadFirst(df, m, count),
+                                     hn::Set(df, floor), hn::Set(di, bias_less_zc));
+  StoreFirst(QDemote<TC>(di, ints), hn::Rebind<TC, DI>(), out, count);
+}
+
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
 // Two vectors of int16 to bytes with TC's saturation, each 128-bit block
 // holding a's half of it then b's (x86's pack instructions).

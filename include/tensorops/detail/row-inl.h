@@ -106,6 +106,26 @@ HWY_INLINE void StoreUpTo(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size
   }
 }
 
+// LoadUpTo and StoreUpTo without their branch on a whole vector where a
+// masked instruction costs what a plain one does (x86 AVX-512): for code
+// unrolled over many vectors, where each such branch doubles the code.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
+  return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+#else
+  return LoadUpTo(d, p, count);
+#endif
+}
+template <class D>
+HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
+  hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+#else
+  StoreUpTo(v, d, p, count);
+#endif
+}
+
 // Copies n bytes: short rows with full vectors and one partial tail, long
 // ones with the C library's memcpy, which aligns its stores to the
 // destination's cache lines (a vector loop from a buffer 16 bytes off a line

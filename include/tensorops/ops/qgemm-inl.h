@@ -373,6 +373,55 @@ void PackQAQuads(const TA* a, size_t row_bytes, size_t rows, size_t k, size_t qu
     if (i < rows) row_sums[i] = static_cast<int32_t>(sum);
   }
 }
+
+// Where a byte-quad tile's sums a'b' go, corrected to (a - za)(b - zb) as
+// acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h): into int32 `out`,
+// or with `bytes` set requantized straight into uint8/int8 C, so that the
+// sums never make a pass through memory.
+struct QQuadsOutput {
+  const int32_t* row_sums;             // the tile's rows
+  const int32_t* shifted_zero_points;  // the tile's columns; null when every zb' is 0
+  const int32_t* column_terms;         // the tile's columns, C's bias included
+  int32_t* out;
+  size_t out_row;  // int32 elements
+  void* bytes;     // uint8 or int8 C, as signed_bytes says
+  size_t bytes_row;
+  bool signed_bytes;
+  const float* multiplier;  // the tile's columns
+  float floor;              // QRequantizedInts' floor and bias_less_zc
+  int32_t bias_less_zc;
+};
+
+// Row i's columns [j, j + count) of the tile from their accumulator into
+// TC's (int32 sums, or uint8/int8 bytes); rs is row_sums[i] in every lane
+// (unused without zero points).
+template <class TC, class D>
+HWY_INLINE void QQuadsStore(D d32, hn::Vec<D> acc, hn::Vec<D> rs, const QQuadsOutput& o, size_t i,
+                            size_t j, size_t count) {
+  auto r = hn::Add(acc, LoadFirst(d32, o.column_terms + j, count));
+  if (o.shifted_zero_points != nullptr) {
+    r = hn::Sub(r, hn::Mul(LoadFirst(d32, o.shifted_zero_points + j, count), rs));
+  }
+  if constexpr (hwy::IsSame<TC, int32_t>()) {
+    StoreFirst(r, d32, o.out + i * o.out_row + j, count);
+  } else {
+    TC* row = static_cast<TC*>(o.bytes) + i * o.bytes_row;
+    QStoreRequantized(d32, r, o.multiplier + j, o.floor, o.bias_less_zc, row + j, count);
+  }
+}
+
+// Calls store(TC()) with the type the tile's output takes. The tiles pass
+// a local copy of their QQuadsOutput: C's stores could alias the caller's.
+template <class Store>
+HWY_INLINE void ForQQuadsOutput(const QQuadsOutput& o, const Store& store) {
+  if (o.bytes == nullptr) {
+    store(int32_t());
+  } else if (o.signed_bytes) {
+    store(int8_t());
+  } else {
+    store(uint8_t());
+  }
+}
 #endif  // TENSOROPS_QGEMM_QUADS
 
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX3_DL
@@ -398,19 +447,15 @@ TENSOROPS_QGEMM_VNNI inline void RowSumsU8(const uint8_t* a, size_t row_bytes, s
   }
 }
 
-// The tile of sums a'b' over all quads, corrected to (a - za)(b - zb):
-// out = acc - zb'[j] row_sums[i] + column_terms[j] (qgemm.h), for the
-// columns below `cols`; with shifted_zero_points null (every zb' is 0) the
-// row term and its multiplications are left out. Quad kq of row i is the 4
-// bytes at a + i a_row_step + kq a_quad_step: a packed panel (4, 4 kQRows)
-// or uint8 rows read in place (row bytes, 4).
+// The tile of sums a'b' over all quads, to `o` (QQuadsOutput) for the
+// columns below `cols`. Quad kq of row i is the 4 bytes at a + i a_row_step
+// + kq a_quad_step: a packed panel (4, 4 kQRows) or uint8 rows read in place
+// (row bytes, 4).
 template <size_t kRows, size_t kVecs>
 TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t a_row_step,
                                                   size_t a_quad_step, const uint8_t* HWY_RESTRICT b,
-                                                  size_t nr, size_t quads, const int32_t* row_sums,
-                                                  const int32_t* shifted_zero_points,
-                                                  const int32_t* column_terms, int32_t* out,
-                                                  size_t out_row, size_t cols) {
+                                                  size_t nr, size_t quads, size_t cols,
+                                                  const QQuadsOutput& o) {
   __m512i acc[kRows][kVecs];
 #pragma GCC unroll 16
   for (size_t i = 0; i < kRows; ++i) {
@@ -432,23 +477,21 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
     a += a_quad_step;
     b += 4 * nr;
   }
+  const QGemmTag d32;
+  const QQuadsOutput local = o;
+  ForQQuadsOutput(local, [&](auto tc) {
 #pragma GCC unroll 16
-  for (size_t i = 0; i < kRows; ++i) {
-    const __m512i rs = _mm512_set1_epi32(shifted_zero_points != nullptr ? row_sums[i] : 0);
+    for (size_t i = 0; i < kRows; ++i) {
+      const auto rs = hn::Set(d32, local.shifted_zero_points != nullptr ? local.row_sums[i] : 0);
 #pragma GCC unroll 4
-    for (size_t v = 0; v < kVecs; ++v) {
-      const size_t j = 16 * v;
-      if (j >= cols) break;
-      const size_t count = HWY_MIN(16, cols - j);
-      const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1u);
-      __m512i r = _mm512_add_epi32(acc[i][v], _mm512_maskz_loadu_epi32(mask, column_terms + j));
-      if (shifted_zero_points != nullptr) {
-        const __m512i zb = _mm512_maskz_loadu_epi32(mask, shifted_zero_points + j);
-        r = _mm512_sub_epi32(r, _mm512_mullo_epi32(zb, rs));
+      for (size_t v = 0; v < kVecs; ++v) {
+        const size_t j = 16 * v;
+        if (j >= cols) break;
+        QQuadsStore<decltype(tc)>(d32, hn::Vec<QGemmTag>{acc[i][v]}, rs, local, i, j,
+                                  HWY_MIN(16, cols - j));
       }
-      _mm512_mask_storeu_epi32(out + i * out_row + j, mask, r);
     }
-  }
+  });
 }
 
 #endif  // AVX3_DL
@@ -491,10 +534,8 @@ HWY_INLINE hn::Vec<D8> LoadRowQuads(D8 d8, const uint8_t* a) {
 // quad kq of rows 0-3 (and 4-7) are the 16 (32) bytes at a + kq a_quad_step.
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
-                             const uint8_t* HWY_RESTRICT b, size_t nr, size_t quads,
-                             const int32_t* row_sums, const int32_t* shifted_zero_points,
-                             const int32_t* column_terms, int32_t* out, size_t out_row, size_t cols,
-                             V... acc) {
+                             const uint8_t* HWY_RESTRICT b, size_t nr, size_t quads, size_t cols,
+                             const QQuadsOutput& o, V... acc) {
   static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 3, "one accumulator per vector");
   const QGemmTag d32;
   const hn::Repartition<int8_t, QGemmTag> d8;
@@ -516,30 +557,28 @@ HWY_INLINE void QTileDotBody(const uint8_t* HWY_RESTRICT a, size_t a_quad_step,
     a += a_quad_step;
     bs += 4 * nr;
   }
-  Unroll<kRows>([&](auto i) {
-    const auto rs = hn::Set(d32, shifted_zero_points != nullptr ? row_sums[decltype(i)::value] : 0);
-    Unroll<kVecs>([&](auto v) {
-      constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
-      const size_t j = kV * lanes;
-      if (j >= cols) return;
-      const size_t count = HWY_MIN(lanes, cols - j);
-      auto r = hn::Add(Nth<kI * kVecs + kV>(acc...), LoadUpTo(d32, column_terms + j, count));
-      if (shifted_zero_points != nullptr) {
-        r = hn::Sub(r, hn::Mul(LoadUpTo(d32, shifted_zero_points + j, count), rs));
-      }
-      StoreUpTo(r, d32, out + kI * out_row + j, count);
+  const QQuadsOutput local = o;
+  ForQQuadsOutput(local, [&](auto tc) {
+    Unroll<kRows>([&](auto i) {
+      constexpr size_t kI = decltype(i)::value;
+      const auto rs = hn::Set(d32, local.shifted_zero_points != nullptr ? local.row_sums[kI] : 0);
+      Unroll<kVecs>([&](auto v) {
+        constexpr size_t kV = decltype(v)::value;
+        const size_t j = kV * lanes;
+        if (j >= cols) return;
+        QQuadsStore<decltype(tc)>(d32, Nth<kI * kVecs + kV>(acc...), rs, local, kI, j,
+                                  HWY_MIN(lanes, cols - j));
+      });
     });
   });
 }
 
 template <size_t kRows, size_t kVecs, size_t... kI>
 HWY_INLINE void QTileDotFromZero(std::index_sequence<kI...>, const uint8_t* a, size_t a_quad_step,
-                                 const uint8_t* b, size_t nr, size_t quads, const int32_t* row_sums,
-                                 const int32_t* shifted_zero_points, const int32_t* column_terms,
-                                 int32_t* out, size_t out_row, size_t cols) {
+                                 const uint8_t* b, size_t nr, size_t quads, size_t cols,
+                                 const QQuadsOutput& o) {
   const auto zero = hn::Zero(QGemmTag());
-  QTileDotBody<kRows, kVecs>(a, a_quad_step, b, nr, quads, row_sums, shifted_zero_points,
-                             column_terms, out, out_row, cols, Copy<kI>(zero)...);
+  QTileDotBody<kRows, kVecs>(a, a_quad_step, b, nr, quads, cols, o, Copy<kI>(zero)...);
 }
 
 // QTileQuads' signature, so that one table serves x86 and Arm; A is always
@@ -547,12 +586,9 @@ HWY_INLINE void QTileDotFromZero(std::index_sequence<kI...>, const uint8_t* a, s
 template <size_t kRows, size_t kVecs>
 HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a, size_t /*a_row_step*/,
                              size_t a_quad_step, const uint8_t* HWY_RESTRICT b, size_t nr,
-                             size_t quads, const int32_t* row_sums,
-                             const int32_t* shifted_zero_points, const int32_t* column_terms,
-                             int32_t* out, size_t out_row, size_t cols) {
+                             size_t quads, size_t cols, const QQuadsOutput& o) {
   QTileDotFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, a, a_quad_step, b, nr,
-                                 quads, row_sums, shifted_zero_points, column_terms, out, out_row,
-                                 cols);
+                                 quads, cols, o);
 }
 #if TENSOROPS_QGEMM_NEON_DOT && !defined(__ARM_FEATURE_DOTPROD)
 #pragma GCC pop_options
@@ -683,21 +719,34 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   }
   const bool quads = QFormatHere() == QGemmFormat::kQuads8;
 #if TENSOROPS_QGEMM_QUADS
-  // -za' sum_k b' + K za' zb', in wrapping int32 arithmetic (qgemm.h), za'
-  // flipped as PackQAQuads flips A.
+  // -za' sum_k b' + K za' zb' + bias, in wrapping int32 arithmetic
+  // (qgemm.h), za' flipped as PackQAQuads flips A.
   constexpr bool kFlip = hwy::IsSigned<TA>() != kQuadsSignedA;
   const uint32_t za = static_cast<uint32_t>(job.za + (kFlip ? (kQuadsSignedA ? -128 : 128) : 0));
   const bool row_terms = job.shifted_zero_points != nullptr;
   for (size_t j = 0; quads && j < job.n; ++j) {
     const uint32_t zb = row_terms ? static_cast<uint32_t>(job.shifted_zero_points[j]) : 0;
-    const uint32_t term =
-        static_cast<uint32_t>(job.k) * za * zb - za * static_cast<uint32_t>(job.column_sums[j]);
+    const uint32_t bias = job.bias != nullptr ? static_cast<uint32_t>(job.bias[j]) : 0;
+    const uint32_t term = static_cast<uint32_t>(job.k) * za * zb -
+                          za * static_cast<uint32_t>(job.column_sums[j]) + bias;
     column_terms[j] = static_cast<int32_t>(term);
+  }
+  // The byte tiles requantize a contiguous uint8/int8 C in their registers.
+  const bool tile_bytes = quads && sizeof(TC) == 1 && job.c_col_bytes == 1;
+  QQuadsOutput output{};
+  if constexpr (sizeof(TC) == 1) {
+    output.bytes_row = job.c_row_bytes;
+    output.signed_bytes = hwy::IsSigned<TC>();
+    output.floor = QOutputLow<TC>(job.zc, job.relu) - static_cast<float>(job.zc);
+    output.bias_less_zc = kRoundingBiasBits - job.zc;
   }
 #else
   (void)row_sums, (void)column_terms;
+  constexpr bool tile_bytes = false;
 #endif
-  const bool direct = hwy::IsSame<TC, int32_t>() && job.bias == nullptr &&
+  // With byte quads the bias is in the column terms.
+  const int32_t* job_bias = quads ? nullptr : job.bias;
+  const bool direct = hwy::IsSame<TC, int32_t>() && job_bias == nullptr &&
                       job.c_row_bytes % sizeof(int32_t) == 0 && job.c_col_bytes == sizeof(int32_t);
   // On x86, uint8 rows whose quads can all be read are not packed: the tile
   // reads them in place (the packing would cost as much as the tile when N is
@@ -735,10 +784,18 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
         if (quads) {
           const auto* a_tile = in_place ? reinterpret_cast<const uint8_t*>(a_block) + ir * job.a_row_bytes
                                         : reinterpret_cast<const uint8_t*>(a_pack + ir * groups);
-          kQTiles<QQuadsTile>[vecs - 1][rows - 1](
-              a_tile, in_place ? job.a_row_bytes : 4, in_place ? 4 : 4 * kQRows, b_panel, nr,
-              groups, row_sums + ir, row_terms ? job.shifted_zero_points + jr : nullptr,
-              column_terms + jr, out, out_row, cols);
+          output.row_sums = row_sums + ir;
+          output.shifted_zero_points = row_terms ? job.shifted_zero_points + jr : nullptr;
+          output.column_terms = column_terms + jr;
+          output.out = out;
+          output.out_row = out_row;
+          if (tile_bytes) {
+            output.bytes = c;
+            output.multiplier = multiplier + jr;
+          }
+          kQTiles<QQuadsTile>[vecs - 1][rows - 1](a_tile, in_place ? job.a_row_bytes : 4,
+                                                  in_place ? 4 : 4 * kQRows, b_panel, nr, groups,
+                                                  cols, output);
         }
 #endif
         if constexpr (kQMayUsePairs) {
@@ -755,8 +812,8 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
               reinterpret_cast<const int16_t*>(b_panel), groups, out, out_row, cols);
         }
 #endif
-        if (direct) continue;
-        const int32_t* bias = job.bias == nullptr ? nullptr : job.bias + jr;
+        if (direct || tile_bytes) continue;
+        const int32_t* bias = job_bias == nullptr ? nullptr : job_bias + jr;
         if constexpr (kQDequantized<TC>) {
           QGemmFinishDequantized<TC>(tile, nr, rows, cols, bias, multiplier + jr, job.epilogue, c,
                                      job.c_row_bytes, ic + ir, jr);

@@ -48,9 +48,11 @@
 // product runs), B in panels of NR columns (gemm-inl.h's structure,
 // without K blocking: a panel of B is
 // K x NR int16, which L2 holds); the tile MR x NR of int32 sums stays in
-// registers for the whole K and is converted and stored once. On AVX3_DL a
-// uint8 A whose rows hold whole quads (K a multiple of 4) is read in place,
-// not packed. An executor splits the rows.
+// registers for the whole K and is converted and stored once; the byte
+// kernels add the bias with the column terms and requantize a contiguous
+// uint8/int8 C from their registers (the int16 kernels store int32 sums to
+// a tile buffer first). On AVX3_DL a uint8 A whose rows hold whole quads (K
+// a multiple of 4) is read in place, not packed. An executor splits the rows.
 #ifndef TENSOROPS_OPS_QGEMM_H_
 #define TENSOROPS_OPS_QGEMM_H_
 

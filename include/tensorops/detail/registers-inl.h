@@ -23,6 +23,13 @@
 
 #include <hwy/highway.h>
 
+// After a lambda's parameter list, as HWY_INLINE before a function: a lambda
+// over a pack of registers that the compiler leaves out of line (it may, when
+// the body is large) receives the whole pack through memory.
+#ifndef TENSOROPS_INLINE_LAMBDA
+#define TENSOROPS_INLINE_LAMBDA __attribute__((always_inline))
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace tensorops {
 namespace HWY_NAMESPACE {

@@ -377,7 +377,8 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     }
     if constexpr (kFinishPass) {
       const States states = StatesAt(job, n, g * og, oh0, ow0);
-      GemmLoops<float, float, TY, true>::Run(prob, {&GemmFinishTile<TY, States>, &states});
+      GemmTileEpilogue tile;
+      GemmLoops<float, float, TY, true>::Run(prob, GemmFinishFor<TY>(states, &tile));
     } else {
       GemmLoops<float, float, TY, false>::Run(prob, {nullptr, nullptr});
     }

@@ -197,14 +197,16 @@ struct APanel {
 };
 
 // C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
-// cols <= kVecs lanes. b: kVecs vectors per k, b_step floats apart. The last
-// panel of a ragged N runs with fewer vectors, so it does not multiply zeros.
-// `acc` holds the kRows x kVecs accumulators, (i, v) at i * kVecs + v, as a
-// pack of separate vectors (see registers-inl.h), all zero on entry.
+// then the epilogue `epi` unless it is null; cols <= kVecs lanes. b: kVecs
+// vectors per k, b_step floats apart. The last panel of a ragged N runs with
+// fewer vectors, so it does not multiply zeros. `acc` holds the kRows x
+// kVecs accumulators, (i, v) at i * kVecs + v, as a pack of separate vectors
+// (see registers-inl.h), all zero on entry.
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t b_step,
                               size_t b_prefetch, size_t depth, float* c, size_t c_row_bytes,
-                              size_t cols, float alpha, float beta, V... acc) {
+                              size_t cols, float alpha, float beta, const GemmTileEpilogue* epi,
+                              V... acc) {
   static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
@@ -234,15 +236,18 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
   }
   const auto valpha = hn::Set(d, alpha);
   const auto vbeta = hn::Set(d, beta);
-  Unroll<kRows>([&](auto i) {
+  // A copy: C's stores could alias the caller's epilogue, forcing reloads.
+  const GemmTileEpilogue e = epi != nullptr ? *epi : GemmTileEpilogue();
+  Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
     float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
-    Unroll<kVecs>([&](auto v) {
+    Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
       const size_t j = v * lanes;
       if (j >= cols) return;
       const size_t count = HWY_MIN(lanes, cols - j);
       constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
       auto r = hn::Mul(Nth<kI * kVecs + kV>(acc...), valpha);
       if (beta != 0.0f) r = hn::MulAdd(vbeta, LoadUpToAsF32<float>(d, row + j, count), r);
+      if (epi != nullptr) r = ApplyTileEpilogue(d, r, e, kI, j, count);
       StoreUpToFromF32<float>(d, r, row + j, count);
     });
   });
@@ -255,22 +260,25 @@ template <size_t kRows, size_t kVecs, size_t... kI>
 HWY_INLINE void MicroTileFromZero(std::index_sequence<kI...>, APanel panel,
                                   const float* HWY_RESTRICT b, size_t b_step, size_t b_prefetch,
                                   size_t depth, float* c, size_t c_row_bytes, size_t cols,
-                                  float alpha, float beta) {
+                                  float alpha, float beta, const GemmTileEpilogue* epi) {
   const auto zero = hn::Zero(GemmTag());
   MicroTileBody<kRows, kVecs>(panel, b, b_step, b_prefetch, depth, c, c_row_bytes, cols, alpha,
-                              beta, Copy<kI>(zero)...);
+                              beta, epi, Copy<kI>(zero)...);
 }
 
+// The panel by reference: passed by value, GCC built the caller's stack
+// copy of it with a load that waited on the stores just made (store
+// forwarding), at every call.
 template <size_t kRows, size_t kVecs>
-HWY_NOINLINE void MicroTile(APanel panel, const float* HWY_RESTRICT b,
-                            size_t b_step, size_t b_prefetch, size_t depth, float* c,
-                            size_t c_row_bytes, size_t cols, float alpha, float beta) {
+HWY_NOINLINE void MicroTile(const APanel& panel, const float* HWY_RESTRICT b, size_t b_step,
+                            size_t b_prefetch, size_t depth, float* c, size_t c_row_bytes,
+                            size_t cols, float alpha, float beta, const GemmTileEpilogue* epi) {
   MicroTileFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, panel, b, b_step,
-                                  b_prefetch, depth, c, c_row_bytes, cols, alpha, beta);
+                                  b_prefetch, depth, c, c_row_bytes, cols, alpha, beta, epi);
 }
 
-using MicroTileFn = void (*)(APanel, const float*, size_t, size_t, size_t, float*, size_t,
-                             size_t, float, float);
+using MicroTileFn = void (*)(const APanel&, const float*, size_t, size_t, size_t, float*, size_t,
+                             size_t, float, float, const GemmTileEpilogue*);
 
 // kTiles[v - 1][r - 1] computes r rows x v vectors.
 template <size_t kVecs, size_t... kRow>
@@ -499,11 +507,15 @@ inline void StoreScaled(const float* HWY_RESTRICT acc, size_t acc_stride, size_t
 // The epilogue's pass over one finished tile of float sums, behind a
 // function pointer: the loops below are then one instance per (TA, TB, TC),
 // shared by every stage list, and each list adds only its pass.
+// `tile`, when set, is the same epilogue in the micro-tile's form (float C
+// only, whose sums are C itself): the main loop's tiles apply it in their
+// registers, and only the other paths call the pass.
 template <class TC>
 struct GemmFinish {
   void (*pass)(const void* states, const float* sums, size_t sums_row_bytes, TC* c,
                size_t c_row_bytes, size_t rows, size_t cols, size_t row0, size_t col0);
   const void* states;
+  const GemmTileEpilogue* tile = nullptr;
 };
 
 template <class TC, class States>
@@ -511,6 +523,14 @@ void GemmFinishTile(const void* states, const float* sums, size_t sums_row_bytes
                     size_t c_row_bytes, size_t rows, size_t cols, size_t row0, size_t col0) {
   GemmEpiloguePass<float, TC>(sums, sums_row_bytes, 1.0f, c, c_row_bytes, rows, cols,
                               *static_cast<const States*>(states), row0, col0);
+}
+
+// The GemmFinish of a stage list, with its tile form where it has one
+// (`tile` must outlive the call).
+template <class TC, class States>
+GemmFinish<TC> GemmFinishFor(const States& states, GemmTileEpilogue* tile) {
+  const bool in_tile = hwy::IsSame<TC, float>() && GemmTileEpilogueOf(states, tile);
+  return {&GemmFinishTile<TC, States>, &states, in_tile ? tile : nullptr};
 }
 
 // The blocked loops. With kFinishPass (stages, or a float16/bfloat16 C) they
@@ -637,10 +657,19 @@ struct GemmLoops {
                                           job.a, (ic + ir) * job.a_stride[0] + pc * sizeof(float))),
                                       1, job.a_stride[0] / sizeof(float)}
                              : APanel{a_pack + ir * kc, kGemmRows, 1};
-              kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
-                                         sums.row_bytes, cols, job.alpha, beta);
+              // The last K block applies the epilogue in the tile where it can.
+              GemmTileEpilogue tile_epilogue;
+              const GemmTileEpilogue* epi = nullptr;
               if constexpr (kFinishPass) {
-                if (last_block) {
+                if (last_block && finish.tile != nullptr) {
+                  tile_epilogue = finish.tile->Advanced(ic + ir, jc + jr);
+                  epi = &tile_epilogue;
+                }
+              }
+              kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
+                                         sums.row_bytes, cols, job.alpha, beta, epi);
+              if constexpr (kFinishPass) {
+                if (last_block && epi == nullptr) {
                   finish.pass(finish.states, c, sums.row_bytes, CAt(job, ic + ir, jc + jr),
                               job.c_row_bytes, rows, cols, ic + ir, jc + jr);
                 }
@@ -727,8 +756,8 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
       return;
     }
     if constexpr (kFinishPass) {
-      using States = typename Epi::States;
-      GemmLoops<TA, TB, TC, true>::Run(job, {&GemmFinishTile<TC, States>, &job.epilogue});
+      GemmTileEpilogue tile;
+      GemmLoops<TA, TB, TC, true>::Run(job, GemmFinishFor<TC>(job.epilogue, &tile));
     } else {
       GemmLoops<TA, TB, TC, false>::Run(job, {nullptr, nullptr});
     }

@@ -9,6 +9,9 @@
 #define TENSOROPS_OPS_GEMM_EPILOGUE_INL_H_
 #endif
 
+#include <limits>
+#include <tuple>
+
 #include <hwy/highway.h>
 
 #include "tensorops/detail/storage-inl.h"
@@ -57,6 +60,70 @@ HWY_INLINE hn::Vec<D> ApplyGemmStages([[maybe_unused]] D d, hn::Vec<D> x,
                                       [[maybe_unused]] size_t row, [[maybe_unused]] size_t col,
                                       [[maybe_unused]] size_t count, std::index_sequence<kI...>) {
   ((x = ApplyGemmStage(d, x, std::get<kI>(states), row, col, count)), ...);
+  return x;
+}
+
+// The stage lists a micro-tile applies to its registers before the store:
+// an optional Bias, then an optional ReLU or Clip. Described at run time,
+// so that one tile serves every such list (the tiles are not compiled once
+// per list); any other list runs as a pass over the stored tile. The values
+// have the pass's bits: the same operations (ReLU is ClampKeepNaN to
+// [0, inf): x < 0 gives +0, -0 and NaN stay).
+struct GemmTileEpilogue {
+  detail::GemmOperand bias;  // data null: no bias stage
+  float bias_scale = 1.0f;
+  bool clamp = false;
+  float lo = 0.0f, hi = 0.0f;
+
+  GemmTileEpilogue Advanced(size_t rows, size_t cols) const {
+    GemmTileEpilogue e = *this;
+    if (bias.data != nullptr) e.bias = bias.Advanced(rows, cols);
+    return e;
+  }
+};
+
+// Adds one stage to `e`, or returns false where the list leaves the form.
+inline bool AddTileStage(const detail::GemmStage<Bias>::State& s, GemmTileEpilogue& e) {
+  if (e.bias.data != nullptr || e.clamp) return false;  // one bias, before the clamp
+  e.bias = s.operand;
+  e.bias_scale = s.scale;
+  return true;
+}
+inline bool AddTileStage(const detail::GemmStage<Residual>::State&, GemmTileEpilogue&) {
+  return false;
+}
+template <UnaryKind kKind, Accuracy kAccuracy>
+bool AddTileStage(const detail::UnaryStageState<kKind, kAccuracy>& s, GemmTileEpilogue& e) {
+  if constexpr (kKind == UnaryKind::kRelu || kKind == UnaryKind::kClip) {
+    if (e.clamp) return false;
+    e.clamp = true;
+    e.lo = kKind == UnaryKind::kRelu ? 0.0f : s.params.min;
+    e.hi = kKind == UnaryKind::kRelu ? std::numeric_limits<float>::infinity() : s.params.max;
+    return true;
+  } else {
+    (void)s, (void)e;
+    return false;
+  }
+}
+
+// The tile form of a non-empty stage list, if it has one.
+template <class States>
+bool GemmTileEpilogueOf(const States& states, GemmTileEpilogue* out) {
+  GemmTileEpilogue e;
+  const bool fits =
+      std::tuple_size_v<States> > 0 &&
+      std::apply([&](const auto&... s) { return (AddTileStage(s, e) && ...); }, states);
+  if (fits) *out = e;
+  return fits;
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> ApplyTileEpilogue(D d, hn::Vec<D> x, const GemmTileEpilogue& e, size_t row,
+                                        size_t col, size_t count) {
+  if (e.bias.data != nullptr) {
+    x = hn::MulAdd(hn::Set(d, e.bias_scale), LoadGemmOperand(d, e.bias, row, col, count), x);
+  }
+  if (e.clamp) x = ClampKeepNaN<D>(x, hn::Set(d, e.lo), hn::Set(d, e.hi));
   return x;
 }
 

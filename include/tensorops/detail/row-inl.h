@@ -84,46 +84,47 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p,
 // tile is most of the epilogue's time. SVE's masked ops are fault-free too, but
 // Highway 1.0.3 lacks some of them for bfloat16 there, and qemu cannot
 // measure a gain: SVE keeps the buffer until that can be done.
+inline constexpr bool kMaskedTails =
+    HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT;
+
 template <class D>
 HWY_INLINE hn::Vec<D> LoadUpTo(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
   if (count == hn::Lanes(d)) return hn::LoadU(d, p);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
-  return hn::MaskedLoad(hn::FirstN(d, count), d, p);
-#else
-  return LoadTail(d, p, count);
-#endif
+  if constexpr (kMaskedTails) {
+    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  } else {
+    return LoadTail(d, p, count);
+  }
 }
 template <class D>
 HWY_INLINE void StoreUpTo(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
   if (count == hn::Lanes(d)) {
     hn::StoreU(v, d, p);
-  } else {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
+  } else if constexpr (kMaskedTails) {
     hn::BlendedStore(v, hn::FirstN(d, count), d, p);
-#else
+  } else {
     StoreTail(v, d, p, count);
-#endif
   }
 }
 
-// LoadUpTo and StoreUpTo without their branch on a whole vector where a
-// masked instruction costs what a plain one does (x86 AVX-512): for code
+// LoadUpTo and StoreUpTo without their branch on a whole vector where masked
+// tails are used (a masked instruction costs what a plain one does): for code
 // unrolled over many vectors, where each such branch doubles the code.
 template <class D>
 HWY_INLINE hn::Vec<D> LoadFirst(D d, const hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
-  return hn::MaskedLoad(hn::FirstN(d, count), d, p);
-#else
-  return LoadUpTo(d, p, count);
-#endif
+  if constexpr (kMaskedTails) {
+    return hn::MaskedLoad(hn::FirstN(d, count), d, p);
+  } else {
+    return LoadUpTo(d, p, count);
+  }
 }
 template <class D>
 HWY_INLINE void StoreFirst(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p, size_t count) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && !HWY_MEM_OPS_MIGHT_FAULT
-  hn::BlendedStore(v, hn::FirstN(d, count), d, p);
-#else
-  StoreUpTo(v, d, p, count);
-#endif
+  if constexpr (kMaskedTails) {
+    hn::BlendedStore(v, hn::FirstN(d, count), d, p);
+  } else {
+    StoreUpTo(v, d, p, count);
+  }
 }
 
 // Copies n bytes: short rows with full vectors and one partial tail, long

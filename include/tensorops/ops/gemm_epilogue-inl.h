@@ -67,26 +67,24 @@ HWY_INLINE hn::Vec<D> ApplyGemmStages([[maybe_unused]] D d, hn::Vec<D> x,
 // an optional Bias, then an optional ReLU or Clip. Described at run time,
 // so that one tile serves every such list (the tiles are not compiled once
 // per list); any other list runs as a pass over the stored tile. The values
-// have the pass's bits: the same operations (ReLU is ClampKeepNaN to
-// [0, inf): x < 0 gives +0, -0 and NaN stay).
+// have the pass's bits: the bias is the stage's own code, and ReLU is
+// ClampKeepNaN to [0, inf) (x < 0 gives +0, -0 and NaN stay).
 struct GemmTileEpilogue {
-  detail::GemmOperand bias;  // data null: no bias stage
-  float bias_scale = 1.0f;
+  detail::GemmStage<Bias>::State bias{};  // operand.data null: no bias stage
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
 
   GemmTileEpilogue Advanced(size_t rows, size_t cols) const {
     GemmTileEpilogue e = *this;
-    if (bias.data != nullptr) e.bias = bias.Advanced(rows, cols);
+    if (bias.operand.data != nullptr) e.bias = bias.Advanced(rows, cols);
     return e;
   }
 };
 
 // Adds one stage to `e`, or returns false where the list leaves the form.
 inline bool AddTileStage(const detail::GemmStage<Bias>::State& s, GemmTileEpilogue& e) {
-  if (e.bias.data != nullptr || e.clamp) return false;  // one bias, before the clamp
-  e.bias = s.operand;
-  e.bias_scale = s.scale;
+  if (e.bias.operand.data != nullptr || e.clamp) return false;  // one bias, before the clamp
+  e.bias = s;
   return true;
 }
 inline bool AddTileStage(const detail::GemmStage<Residual>::State&, GemmTileEpilogue&) {
@@ -120,9 +118,7 @@ bool GemmTileEpilogueOf(const States& states, GemmTileEpilogue* out) {
 template <class D>
 HWY_INLINE hn::Vec<D> ApplyTileEpilogue(D d, hn::Vec<D> x, const GemmTileEpilogue& e, size_t row,
                                         size_t col, size_t count) {
-  if (e.bias.data != nullptr) {
-    x = hn::MulAdd(hn::Set(d, e.bias_scale), LoadGemmOperand(d, e.bias, row, col, count), x);
-  }
+  if (e.bias.operand.data != nullptr) x = ApplyGemmStage(d, x, e.bias, row, col, count);
   if (e.clamp) x = ClampKeepNaN<D>(x, hn::Set(d, e.lo), hn::Set(d, e.hi));
   return x;
 }

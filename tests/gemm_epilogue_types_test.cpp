@@ -17,6 +17,9 @@ void CheckNarrowC() {
              {blk.mr + 1, blk.nr + 3, 7, false, false, 1.0f, 0.5f},
              {3, 2 * blk.nr + 5, 2 * blk.kc + 3, false, false, 1.0f, 1.0f},
              {2 * blk.mr + 3, blk.nr - 1, blk.kc + 1, true, false, 0.5f, 0.0f, 1},
+             // Small M streams B's rows; its padded rows of sums (K < 4 here)
+             // lie before the narrow C's float sums in scratch.
+             {2, 512, 2, false, false, 1.0f, 0.5f},
          }) {
       cs.form = form;
       CheckGemmEpilogue<TC, 0>(cs);  // no stages: only the conversion

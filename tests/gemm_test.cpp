@@ -192,6 +192,10 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   CheckGemm({1, blk.nc + 3, 9}, /*packed_b=*/true);
   CheckGemm({3, 53, blk.kc + 6, false, false, 1.0f, 0.5f, 2}, /*packed_b=*/true);
   CheckGemm({4, blk.nc + 5, 11}, /*packed_b=*/true);
+  // N = 1024: rows of sums 4 KiB apart get padded (RowStreamingAccStride);
+  // with K < 4 those rows need more scratch than B's K x N part.
+  CheckGemm({4, 1024, 7}, /*packed_b=*/true);
+  CheckGemm({2, 512, 2, false, false, 1.0f, 0.5f}, /*packed_b=*/true);
 }
 
 TEST_CASE("Gemm: alpha and beta; beta = 0 never reads C, alpha = 0 never reads A, B", "[gemm]") {

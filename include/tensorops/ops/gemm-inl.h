@@ -404,10 +404,10 @@ HWY_INLINE V RowStreamingMulAdd(V v, V sum, A... a) {
 
 // acc[i][j] += sum over g of a(g, i) * rows[g][j] for one group of
 // kRowStreamingGroup rows of B, with A's values as RowStreamingMulAdd takes
-// them.
+// them; acc's rows are acc_stride floats apart.
 template <size_t kRows, class... A>
 HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup], size_t cols,
-                                  float* HWY_RESTRICT acc, A... a) {
+                                  float* HWY_RESTRICT acc, size_t acc_stride, A... a) {
   static_assert(
       kRowStreamingGroup == 4 && sizeof...(A) == (kRowStreamingByLane ? kRows : 4 * kRows),
       "four rows of B");
@@ -423,7 +423,7 @@ HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup]
     const auto v3 = LoadUpToAsF32<float>(d, rows[3] + j, count);
     Unroll<kRows>([&](auto i) {
       constexpr size_t kI = decltype(i)::value;
-      float* out = acc + kI * cols + j;
+      float* out = acc + kI * acc_stride + j;
       auto sum = LoadUpToAsF32<float>(d, out, count);
       sum = RowStreamingMulAdd<0, kI, kRows>(v0, sum, a...);
       sum = RowStreamingMulAdd<1, kI, kRows>(v1, sum, a...);
@@ -440,7 +440,7 @@ HWY_INLINE void RowStreamingGroup(const float* const (&rows)[kRowStreamingGroup]
 template <size_t kRows, size_t... kI>
 HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY_RESTRICT a_pack,
                                     size_t k, const float* const (&rows)[kRowStreamingGroup],
-                                    size_t cols, float* HWY_RESTRICT acc) {
+                                    size_t cols, float* HWY_RESTRICT acc, size_t acc_stride) {
 #if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
   // Row i's values at depths k .. k + 3, one register.
   const auto row_lanes = [&](size_t i) {
@@ -448,33 +448,36 @@ HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY
     for (size_t g = 0; g < 4; ++g) values[g] = a_pack[(k + g) * kGemmRows + i];
     return vld1q_f32(values);
   };
-  RowStreamingGroup<kRows>(rows, cols, acc, row_lanes(kI)...);
+  RowStreamingGroup<kRows>(rows, cols, acc, acc_stride, row_lanes(kI)...);
 #else
   const GemmTag d;
-  RowStreamingGroup<kRows>(rows, cols, acc,
+  RowStreamingGroup<kRows>(rows, cols, acc, acc_stride,
                            hn::Set(d, a_pack[(k + kI / kRows) * kGemmRows + kI % kRows])...);
 #endif
 }
 
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
-                       size_t depth, size_t cols, float* HWY_RESTRICT acc) {
+                       size_t depth, size_t cols, float* HWY_RESTRICT acc, size_t acc_stride) {
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
   constexpr size_t kGroup = kRowStreamingGroup;
-  for (size_t i = 0; i < kRows * cols; ++i) acc[i] = 0.0f;
+  for (size_t i = 0; i < kRows; ++i) {
+    for (size_t j = 0; j < cols; ++j) acc[i * acc_stride + j] = 0.0f;
+  }
   size_t k = 0;
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
     Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
     constexpr size_t kAValues = kRowStreamingByLane ? kRows : kGroup * kRows;
-    RowStreamingGroupAt<kRows>(std::make_index_sequence<kAValues>{}, a_pack, k, rows, cols, acc);
+    RowStreamingGroupAt<kRows>(std::make_index_sequence<kAValues>{}, a_pack, k, rows, cols, acc,
+                               acc_stride);
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;
     Unroll<kRows>([&](auto i) {
       const auto va = hn::Set(d, a_pack[k * kGemmRows + i]);
-      float* out = acc + i * cols;
+      float* out = acc + i * acc_stride;
       for (size_t j = 0; j < cols; j += lanes) {
         const size_t count = HWY_MIN(lanes, cols - j);
         const auto sum = TileMulAdd(va, LoadUpToAsF32<float>(d, row + j, count),
@@ -583,7 +586,9 @@ struct GemmLoops {
     float* a_pack = job.scratch;
     float* b_pack = job.scratch + HWY_MIN(blk.mc, (job.m + kGemmRows - 1) / kGemmRows * kGemmRows) *
                                       kc_max;
-    float* c32 = b_pack + HWY_MIN(blk.nc, (job.n + nr - 1) / nr * nr) * HWY_MAX(kc_max, 4);
+    const size_t b_cols = HWY_MIN(blk.nc, (job.n + nr - 1) / nr * nr);
+    // As GemmScratchBytes lays it out: B's part also holds RunRowStreaming's sums.
+    float* c32 = b_pack + HWY_MAX(b_cols * kc_max, 4 * detail::RowStreamingAccStride(b_cols));
     const bool b_in_place = job.packed_b == nullptr && hwy::IsSame<TB, float>() &&
                             job.b_stride[1] == sizeof(float) &&
                             job.b_stride[0] % sizeof(float) == 0 &&
@@ -707,15 +712,16 @@ struct GemmLoops {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         PackA<TA>(job.a, job.a_stride, 0, job.m, pc, kc, a_pack);
         const float* b_block = b + pc * b_row_floats + jc;
+        const size_t stride = detail::RowStreamingAccStride(nc);
         switch (job.m) {
-          case 1: RowStreamingBlock<1>(a_pack, b_block, b_row_floats, kc, nc, acc); break;
-          case 2: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc); break;
+          case 1: RowStreamingBlock<1>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
+          case 2: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
           default:
             if constexpr (kRowStreamingMaxRows >= 4) {
               if (job.m == 3) {
-                RowStreamingBlock<3>(a_pack, b_block, b_row_floats, kc, nc, acc);
+                RowStreamingBlock<3>(a_pack, b_block, b_row_floats, kc, nc, acc, stride);
               } else {
-                RowStreamingBlock<4>(a_pack, b_block, b_row_floats, kc, nc, acc);
+                RowStreamingBlock<4>(a_pack, b_block, b_row_floats, kc, nc, acc, stride);
               }
             }
             break;
@@ -726,14 +732,15 @@ struct GemmLoops {
             constexpr size_t kChunk = 512;
             for (size_t j = 0; j < nc; j += kChunk) {
               const size_t cols = HWY_MIN(kChunk, nc - j);
-              StoreScaled(acc + j, nc, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha, beta);
+              StoreScaled(acc + j, stride, job.m, cols, sums.At(0, j), sums.row_bytes, job.alpha,
+                          beta);
               finish.pass(finish.states, sums.At(0, j), sums.row_bytes, CAt(job, 0, jc + j),
                           job.c_row_bytes, job.m, cols, 0, jc + j);
             }
             continue;
           }
         }
-        StoreScaled(acc, nc, job.m, nc, sums.At(0, 0), sums.row_bytes, job.alpha, beta);
+        StoreScaled(acc, stride, job.m, nc, sums.At(0, 0), sums.row_bytes, job.alpha, beta);
       }
     }
   }

@@ -134,7 +134,7 @@ inline float* AlignGemmScratch(void* p) {
 // lie this many floats apart: whole 64-byte lines, never a multiple of 2 KiB.
 // Rows a multiple of 4 KiB apart (N = 1024) share their low address bits,
 // and the CPU then holds each load of one row behind the store just made to
-// another (4K aliasing): M = 4 ran at half the speed of M = 8.
+// another (4K aliasing).
 inline size_t RowStreamingAccStride(size_t cols) {
   const size_t stride = (cols + 15) / 16 * 16;
   return stride % 512 == 0 ? stride + 16 : stride;

@@ -169,17 +169,15 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   CheckGemm({16 * blk.mr + 5, 70, 2 * blk.kc + 5});         // three K blocks, packed B
   CheckGemm({37, 70, 2 * blk.kc + 5});                      // the same, B read in place
   CheckGemm({5, 70, blk.kc + 1, false, true});              // two K blocks, B^T packed
-  CheckGemm({blk.mc + 11, 20, 9, true, false});             // two M blocks
+  // MC follows min(KC, K): a product shallower than KC packs taller blocks.
+  const GemmBlocking shallow = ActiveGemmBlocking(9);
+  CHECK(shallow.kc == blk.kc);
+  CHECK(shallow.mc >= blk.mc);
+  CheckGemm({shallow.mc + 11, 20, 9, true, false});         // two M blocks
+  CheckGemm({blk.mc + 11, 20, blk.kc + 1, true, false});    // two M and two K blocks
   CheckGemm({3, blk.nc + 7, 5});                            // two N blocks, small M
   CheckGemm({40, blk.nc + 7, 3, false, true, 1.0f, 0.5f});  // two N blocks, packed B
   CheckGemm({100, 100, 100, false, false, 1.0f, 0.0f, 3});
-  // A C larger than half of L2 takes the deepest K blocks (gemm.h), here two
-  // of them, with scratch sized for that blocking.
-  const size_t wide_n = 70, tall_m = DataCacheSizes().l2 / (wide_n * sizeof(float)) + 1;
-  const GemmBlocking deep = ActiveGemmBlocking(tall_m, wide_n);
-  CHECK(deep.kc == detail::kGemmDeepestKc);
-  CHECK(deep.kc >= blk.kc);
-  CheckGemm({tall_m, wide_n, deep.kc + 3});
   // With packed B (M > 16 MR), float A is read in place when one block of it
   // spans at most half of L2 (the first case here), else packed: rows padded
   // so far apart (L2 / 39 bytes) that any block of 40 or more rows spans all

@@ -336,7 +336,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     prob.k = k;
     prob.scratch = gemm_scratch;
     prob.caches = job.caches;
-    prob.blocking = GemmBlockingHere(job.caches);  // the blocking Plan sized the scratch for
+    prob.blocking = GemmBlockingHere(job.caches, k);  // the blocking Plan sized the scratch for
     prob.c = YAt(job, n, g * og, oh0, ow0);
     const float* x_in_place = nullptr;
     if constexpr (hwy::IsSame<TX, float>()) {

@@ -411,7 +411,6 @@ struct Conv {
                      bool channels_last) {
     Layout plan;
     const char* what = "Conv scratch";
-    const GemmBlocking blk = ActiveGemmBlocking();
     const CacheSizes caches = DataCacheSizes();
     if (w.strategy() == ConvStrategy::kDepthwise) {
       // NHWC: one output row of float sums (for the epilogue pass). NCHW:
@@ -429,6 +428,7 @@ struct Conv {
       return plan;
     }
     const size_t k = w.in_channels_per_group() * w.kernel().h * w.kernel().w;
+    const GemmBlocking blk = ActiveGemmBlocking(k);  // as the kernel's GemmBlockingHere(k)
     const size_t og = w.out_channels() / w.groups();
     const size_t pixels = h.out * wa.out;
     // Patches of a block fill about a quarter of L2, in whole register tiles.

@@ -60,8 +60,8 @@ HWY_INLINE V TileMulAdd(V a, V b, V sum) {
 
 HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
 
-HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches, size_t m = 0, size_t n = 0) {
-  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches, m, n);
+HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches, size_t k = 0) {
+  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches, k);
 }
 
 // ---------------------------------------------------------------- packing
@@ -774,7 +774,7 @@ struct Impl<GemmKernel<TA, TB, TC, Epi>> {
 template <>
 struct Impl<GemmBlockingQuery> {
   static void Run(const GemmBlockingQuery&, const GemmBlockingQuery::Job& job) {
-    *job.out = GemmBlockingHere(job.caches, job.m, job.n);
+    *job.out = GemmBlockingHere(job.caches, job.k);
   }
 };
 

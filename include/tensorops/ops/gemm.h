@@ -101,17 +101,19 @@ struct GemmBlocking {
 
 namespace detail {
 
-inline constexpr size_t kGemmDeepestKc = 512;
+// K is blocked by 512 on every target. On AVX-512 a B panel block is then
+// 96 KiB, beyond L1: each tile streams it from L2 (three vector loads per 24
+// FMAs, well within L2's bandwidth), and every K block it saves is a pass
+// over C and one more start of B's streams, which cost more than keeping
+// the block in L1 saves.
+inline constexpr size_t kGemmKc = 512;
 
-// For a call whose C is m x n (0 x 0: a C that fits in half of L2).
-inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches, size_t m,
-                                     size_t n) {
-  GemmBlocking b{mr, nr, 0, 0, 0};
-  const bool c_beyond_l2 = n != 0 && m > caches.l2 / 2 / sizeof(float) / n;  // C > L2 / 2
-  b.kc = c_beyond_l2 ? kGemmDeepestKc
-                     : std::clamp<size_t>(caches.l1 / (nr * sizeof(float)) / 8 * 8, 32,
-                                          kGemmDeepestKc);
-  b.mc = std::clamp<size_t>(caches.l2 / 2 / (b.kc * sizeof(float)) / mr * mr, mr, 64 * mr);
+// For a product of depth k (0: unknown, taken as KC): MC rows of A, packed
+// min(KC, k) deep, fill half of L2.
+inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches, size_t k) {
+  GemmBlocking b{mr, nr, kGemmKc, 0, 0};
+  const size_t depth = k != 0 ? std::min(k, b.kc) : b.kc;
+  b.mc = std::clamp<size_t>(caches.l2 / 2 / (depth * sizeof(float)) / mr * mr, mr, 64 * mr);
   b.nc = std::max<size_t>(nr, 4096 / nr * nr);
   return b;
 }
@@ -250,11 +252,12 @@ struct GemmKernel {
   }
 };
 
-// Answers "which GemmBlocking does the active target use for an m x n C?".
+// Answers "which GemmBlocking does the active target use for a product of
+// depth k?".
 struct GemmBlockingQuery {
   struct Job {
     CacheSizes caches;
-    size_t m, n;
+    size_t k;
     GemmBlocking* out;
   };
 };
@@ -270,11 +273,11 @@ struct GemmPackBKernel {
   };
 };
 
-// The blocking the active target would use here for an m x n C (by default,
-// one that fits in half of L2).
-inline GemmBlocking ActiveGemmBlocking(size_t m = 0, size_t n = 0) {
+// The blocking the active target uses here for a product of depth k (0: any
+// depth of at least KC).
+inline GemmBlocking ActiveGemmBlocking(size_t k = 0) {
   GemmBlocking blocking;
-  detail::RunKernel(GemmBlockingQuery{}, {DataCacheSizes(), m, n, &blocking});
+  detail::RunKernel(GemmBlockingQuery{}, {DataCacheSizes(), k, &blocking});
   return blocking;
 }
 
@@ -329,7 +332,7 @@ struct Gemm {
   // float there: M x min(N, NC) floats more).
   template <class TC = float>
   static size_t ScratchBytes(size_t m, size_t n, size_t k) {
-    return detail::GemmScratchBytes(ActiveGemmBlocking(m, n), m, n, k, !std::is_same_v<TC, float>);
+    return detail::GemmScratchBytes(ActiveGemmBlocking(k), m, n, k, !std::is_same_v<TC, float>);
   }
 
   // The plain calls take scratch from each thread's own buffer (see
@@ -416,7 +419,7 @@ struct Gemm {
       detail::Fail(ErrorCode::kAliasing, "Gemm: C overlaps A or B");
     }
     const typename Epi::States states = epilogue.Resolve(c);
-    const GemmBlocking blk = ActiveGemmBlocking(m, n);
+    const GemmBlocking blk = ActiveGemmBlocking(k);
     if (packed != nullptr && packed->panel_width() != blk.nr) {
       detail::Fail(ErrorCode::kBadArgument, "Gemm: B was packed for panels of ",
                    packed->panel_width(), " columns, the active target (",

@@ -708,11 +708,11 @@ struct GemmLoops {
     for (size_t jc = 0; jc < job.n; jc += blk.nc) {
       const size_t nc = HWY_MIN(blk.nc, job.n - jc);
       const Sums sums = SumsOfBlock(job, blk, c32, jc, nc);
+      const size_t stride = detail::RowStreamingAccStride(nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
         PackA<TA>(job.a, job.a_stride, 0, job.m, pc, kc, a_pack);
         const float* b_block = b + pc * b_row_floats + jc;
-        const size_t stride = detail::RowStreamingAccStride(nc);
         switch (job.m) {
           case 1: RowStreamingBlock<1>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
           case 2: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;

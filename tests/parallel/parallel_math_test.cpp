@@ -201,5 +201,22 @@ TEST_CASE("Parallel: Gemm splits rows of large M and columns of small M", "[para
   }
 }
 
+// Float B is read in place up to 16 MR rows, 64 rows deep, and the call's M
+// decides that depth: the row slices of M = 97 keep it, and those of M = 301
+// (packed B, KC deep) read B in place at KC.
+TEST_CASE("Parallel: Gemm with float B read in place gives the serial bits", "[parallel]") {
+  for (const size_t m : {97, 301}) {
+    INFO("M " << m);
+    auto a = Uniform<float, Strided<2>>({m, 300}, {0, 1}, -1, 1, 21);
+    auto b = Uniform<float, Strided<2>>({300, 45}, {0, 3}, -1, 1, 22);
+    ExpectMatchesSerial([&](auto&& executor) {
+      TestTensor<float, Strided<2>> out({m, 45}, {0, 0});
+      Gemm{}(MatrixView<const float>(a.ConstView()), MatrixView<const float>(b.ConstView()),
+             MatrixView<float>(out.View()), executor);
+      return BytesOf(out);
+    });
+  }
+}
+
 }  // namespace
 }  // namespace tensorops::test

@@ -589,10 +589,7 @@ struct GemmLoops {
     const size_t b_cols = HWY_MIN(blk.nc, (job.n + nr - 1) / nr * nr);
     // As GemmScratchBytes lays it out: B's part also holds RunRowStreaming's sums.
     float* c32 = b_pack + HWY_MAX(b_cols * kc_max, 4 * detail::RowStreamingAccStride(b_cols));
-    const bool b_in_place = job.packed_b == nullptr && hwy::IsSame<TB, float>() &&
-                            job.b_stride[1] == sizeof(float) &&
-                            job.b_stride[0] % sizeof(float) == 0 &&
-                            detail::GemmReadsBInPlace(job.m, kGemmRows);
+    const bool b_in_place = detail::ReadsFloatBInPlace(job, kGemmRows);
     const bool a_in_place = !b_in_place && ReadsAInPlace(job, HWY_MIN(blk.mc, job.m), kc_max);
 
     if (b_in_place && job.m <= kRowStreamingMaxRows) {

@@ -122,6 +122,14 @@ inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& cac
 // the parallel split (GemmKernel::SplitsRows) both ask this.
 inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 16 * mr; }
 
+// Float B read in place by 5 to 16 MR rows goes 64 rows deep: its
+// rows are a pitch apart, and at a pitch of 4 KiB each row is its own page
+// and its own prefetch stream, which 512 rows at once outrun (TLB and
+// prefetcher alike) and 64 do not; a deeper block would save only passes
+// over a C of at most 16 MR rows. Pre-packed B keeps KC, where 64 loses
+// 5-14%, so for such M and K > 64 the two forms of B round differently.
+inline constexpr size_t kGemmInPlaceBKc = 64;
+
 inline constexpr size_t kGemmScratchAlign = 64;
 
 // The first kGemmScratchAlign boundary at or after p (scratch sizes include
@@ -201,6 +209,29 @@ struct GemmProblem {
   GemmBlocking blocking;
   size_t thread_scratch_bytes;
 };
+
+namespace detail {
+
+// Whether the kernel reads op(B) where it is: float, not pre-packed, rows
+// contiguous, and M small.
+template <class TA, class TB, class TC>
+bool ReadsFloatBInPlace(const GemmProblem<TA, TB, TC>& p, size_t mr) {
+  return p.packed_b == nullptr && std::is_same_v<TB, float> && p.b_stride[1] == sizeof(float) &&
+         p.b_stride[0] % sizeof(float) == 0 && GemmReadsBInPlace(p.m, mr);
+}
+
+// The whole call's blocking (kGemmInPlaceBKc): decided once from all of M,
+// so that the parallel slices, whatever their rows, give the serial bits.
+// It needs no more scratch than `b`.
+template <class TA, class TB, class TC>
+GemmBlocking GemmCallBlocking(GemmBlocking b, const GemmProblem<TA, TB, TC>& p) {
+  if (p.m > 4 && ReadsFloatBInPlace(p, b.mr)) {  // up to four rows may stream B's rows
+    b.kc = std::min(b.kc, kGemmInPlaceBKc);
+  }
+  return b;
+}
+
+}  // namespace detail
 
 // TC is C's element type, Epi the epilogue's stage list (Epilogue<>: none).
 template <class TA, class TB, class TC = float, class Epi = Epilogue<>>
@@ -457,7 +488,7 @@ struct Gemm {
     job.epilogue = states;
     job.scratch = aligned_scratch;
     job.caches = DataCacheSizes();
-    job.blocking = blk;
+    job.blocking = detail::GemmCallBlocking(blk, job);
     job.thread_scratch_bytes = caller_scratch ? 0 : need - detail::kGemmScratchAlign;
     detail::RunKernelOn(executor, Kernel{}, job);
   }

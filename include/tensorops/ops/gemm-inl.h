@@ -366,7 +366,7 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 // Four rows of B per pass: eight would open more read streams than the
 // prefetcher follows. Four rows of A need 16 broadcasts + 4 rows of B + a
 // sum: 21 vector registers, so targets with 16 stop at two.
-inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? 4 : 2;
+inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? detail::kGemmMostStreamingRows : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
 #if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON

@@ -122,6 +122,10 @@ inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& cac
 // the parallel split (GemmKernel::SplitsRows) both ask this.
 inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 16 * mr; }
 
+// The most rows of A that stream float B row by row (gemm-inl.h's
+// kRowStreamingMaxRows: this on 32-register targets, 2 on the others).
+inline constexpr size_t kGemmMostStreamingRows = 4;
+
 // Float B read in place by 5 to 16 MR rows goes 64 rows deep: its
 // rows are a pitch apart, and at a pitch of 4 KiB each row is its own page
 // and its own prefetch stream, which 512 rows at once outrun (TLB and
@@ -225,7 +229,7 @@ bool ReadsFloatBInPlace(const GemmProblem<TA, TB, TC>& p, size_t mr) {
 // It needs no more scratch than `b`.
 template <class TA, class TB, class TC>
 GemmBlocking GemmCallBlocking(GemmBlocking b, const GemmProblem<TA, TB, TC>& p) {
-  if (p.m > 4 && ReadsFloatBInPlace(p, b.mr)) {  // up to four rows may stream B's rows
+  if (p.m > kGemmMostStreamingRows && ReadsFloatBInPlace(p, b.mr)) {
     b.kc = std::min(b.kc, kGemmInPlaceBKc);
   }
   return b;

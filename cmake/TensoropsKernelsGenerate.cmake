@@ -39,9 +39,22 @@ set(family_headers
   "tensorops::SoftmaxKernel=tensorops/ops/softmax-inl.h"
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")
-# Relative compile cost, for grouping (a GEMM kernel is several unary ones).
-set(family_weights "tensorops::GemmKernel=4" "tensorops::ConvKernel=4" "tensorops::QConvKernel=2" "tensorops::ChainKernel=2"
-                   "tensorops::SoftmaxKernel=2" "tensorops::LrnKernel=2")
+# What a group's TU pays to compile a family's kernels, for balancing the
+# groups: a family's shared code once (`fixed`), then `each` per kernel, in
+# tenths of a second (GCC 12 -O2, aarch64, one target). Families that share
+# code form one cluster, which stays in one group: every GEMM and convolution
+# kernel instantiates the same micro-tiles and blocked loops, about 8 of the
+# 9 s a single GEMM kernel takes, so split across groups they compiled that
+# part once per group. A family not listed is a cluster of its own at 5 + 1
+# per kernel.
+set(family_costs
+  "tensorops::GemmKernel=gemm,90,2" "tensorops::ConvKernel=gemm,90,7"
+  "tensorops::GemmPackBKernel=gemm,90,1" "tensorops::GemmBlockingQuery=gemm,90,1"
+  "tensorops::QGemmKernel=qgemm,40,2" "tensorops::QConvKernel=qgemm,40,6"
+  "tensorops::QGemmTileQuery=qgemm,40,1"
+  "tensorops::SoftmaxKernel=softmax,15,3" "tensorops::GatherElementsKernel=gather_elements,12,2"
+  "tensorops::IndexRangeKernel=gather_elements,12,1" "tensorops::PoolKernel=pool,10,1"
+  "tensorops::LrnKernel=lrn,5,3")
 
 file(STRINGS "${INPUTS}" files)
 set(output "")
@@ -98,31 +111,63 @@ function(family_value kernel pairs fallback out)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
-# Groups: consecutive in sorted order (a family stays together), of about
-# equal weight.
-set(total 0)
-set(weights "")
+# Clusters: each kernel joins its family's cluster; a cluster costs its
+# fixed part once and each of its kernels' part.
+set(clusters "")
 foreach(kernel IN LISTS needed)
-  family_value("${kernel}" family_weights 1 weight)
-  list(APPEND weights ${weight})
-  math(EXPR total "${total} + ${weight}")
+  family_value("${kernel}" family_costs "" cost)
+  string(REGEX REPLACE "<.*" "" family "${kernel}")
+  if(cost MATCHES "^([a-z_]+),([0-9]+),([0-9]+)$")
+    set(cluster ${CMAKE_MATCH_1})
+    set(fixed ${CMAKE_MATCH_2})
+    set(each ${CMAKE_MATCH_3})
+  else()
+    string(MAKE_C_IDENTIFIER "${family}" cluster)
+    set(fixed 5)
+    set(each 1)
+  endif()
+  if(NOT DEFINED cost_${cluster})
+    list(APPEND clusters ${cluster})
+    set(cost_${cluster} ${fixed})
+    set(kernels_of_${cluster} "")
+  endif()
+  math(EXPR cost_${cluster} "${cost_${cluster}} + ${each}")
+  list(APPEND kernels_of_${cluster} "${kernel}")
 endforeach()
 
+# Groups: the costliest cluster first, each into the group that costs least
+# so far (the lowest-numbered of equals), so the groups come out about equal
+# and no cluster's shared code is compiled twice.
+set(ranked "")
+foreach(cluster IN LISTS clusters)
+  string(LENGTH "${cost_${cluster}}" digits)
+  string(SUBSTRING "0000000000${cost_${cluster}}" ${digits} 10 padded)  # sorts as a number
+  list(APPEND ranked "${padded}:${cluster}")
+endforeach()
+list(SORT ranked ORDER DESCENDING)
 math(EXPR last_chunk "${CHUNKS} - 1")
 foreach(chunk RANGE ${last_chunk})
   set(kernels_${chunk} "")
   set(headers_${chunk} "")
+  set(load_${chunk} 0)
 endforeach()
-set(before 0)
-set(index 0)
-foreach(kernel IN LISTS needed)
-  list(GET weights ${index} weight)
-  math(EXPR chunk "(${before} * ${CHUNKS}) / ${total}")
-  math(EXPR before "${before} + ${weight}")
-  math(EXPR index "${index} + 1")
-  list(APPEND kernels_${chunk} "${kernel}")
-  family_value("${kernel}" family_headers tensorops/kernels-inl.h header)
-  list(APPEND headers_${chunk} ${header})
+foreach(entry IN LISTS ranked)
+  string(REGEX REPLACE "^[0-9]+:" "" cluster "${entry}")
+  set(chunk 0)
+  foreach(candidate RANGE ${last_chunk})
+    if(load_${candidate} LESS load_${chunk})
+      set(chunk ${candidate})
+    endif()
+  endforeach()
+  math(EXPR load_${chunk} "${load_${chunk}} + ${cost_${cluster}}")
+  list(APPEND kernels_${chunk} ${kernels_of_${cluster}})
+endforeach()
+foreach(chunk RANGE ${last_chunk})
+  list(SORT kernels_${chunk})
+  foreach(kernel IN LISTS kernels_${chunk})
+    family_value("${kernel}" family_headers tensorops/kernels-inl.h header)
+    list(APPEND headers_${chunk} ${header})
+  endforeach()
 endforeach()
 
 # Writes `content` to `path` only if it differs, so that an unchanged list

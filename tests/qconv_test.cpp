@@ -215,8 +215,11 @@ TEST_CASE("QConv: auto_pad, rectangles, odd and size-1 shapes, batches, wide cha
   }
   // 1x1 planes and kernels, one channel, rows that cross the register tiles
   // and vector tails, channels across several vectors, a window of padding
-  // only (its output is the bias requantized).
+  // only (its output is the bias requantized), and depths of K = 1100 (1x1)
+  // and 2160 (3x3).
   for (const Shape& s : std::vector<Shape>{{1, 1, 1, 1, 1, 1, 1, 1},
+                                           {1, 1100, 2, 3, 21, 1, 1, 1},
+                                           {1, 240, 4, 5, 19, 1, 3, 3},
                                            {2, 3, 1, 1, 7, 1, 1, 1},
                                            {1, 1, 5, 6, 1, 1, 3, 3},
                                            {1, 7, 1, 37, 3, 1, 1, 3},

@@ -224,10 +224,11 @@ struct Size3 {
   size_t m, n, k;
 };
 
+// The last two: depths of several thousand, odd and a multiple of 4.
 std::vector<Size3> Sizes() {
   return {{1, 1, 1},  {1, 1, 0},  {0, 5, 3},   {3, 0, 4},   {1, 17, 9},  {2, 3, 2},
           {7, 13, 5}, {8, 48, 64}, {9, 49, 63}, {17, 100, 33}, {33, 65, 130}, {67, 131, 301},
-          {4, 1000, 3}, {130, 7, 256}};
+          {4, 1000, 3}, {130, 7, 256}, {20, 50, 2100}, {9, 33, 1403}};
 }
 
 TEST_CASE("QGemm int32 sums are exact for every zero point and sign", "[quant]") {

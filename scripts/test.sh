@@ -221,14 +221,16 @@ armv7() {
 # Highway 1.2 and Catch2 v3, the versions newer distributions (and users who
 # vendor Highway) have: built from Debian trixie's source packages, fetched
 # with apt-get through a private sources list and lists directory (the
-# machine's apt configuration is not touched), installed into a prefix under
-# build/ that is reused while the source tarballs are unchanged; then the whole
+# machine's apt configuration is not touched), installed into a prefix in the
+# user's cache directory (TENSOROPS_DEPS_CACHE, default ~/.cache/tensorops),
+# reused by later runs and clones while the source tarballs are unchanged;
+# then the whole
 # suite against that prefix, built by clang (a distribution's Highway is built
 # by GCC, a user's program may well be clang's; and clang compiles the suite
 # in about 60% of GCC's time, while the gcc step covers GCC).
 newer_deps() {
   echo "== newer-deps: Highway and Catch2 from Debian trixie's sources, then the suite"
-  deps=$PWD/build/newer-deps-src
+  deps=${TENSOROPS_DEPS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tensorops}/newer-deps
   prefix=$deps/prefix
   mkdir -p "$deps/apt/lists/partial" "$deps/download"
   echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \

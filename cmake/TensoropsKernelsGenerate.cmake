@@ -44,9 +44,9 @@ set(family_headers
 # tenths of a second (GCC 12 -O2, aarch64, one target). Families that share
 # code form one cluster, which stays in one group: every GEMM and convolution
 # kernel instantiates the same micro-tiles and blocked loops, about 8 of the
-# 9 s a single GEMM kernel takes, so split across groups they compiled that
-# part once per group. A family not listed is a cluster of its own at 5 + 1
-# per kernel.
+# 9 s a single GEMM kernel takes, which split across groups would be compiled
+# once per group. A family not listed is a cluster of its own at 5 + 1 per
+# kernel.
 set(family_costs
   "tensorops::GemmKernel=gemm,90,2" "tensorops::ConvKernel=gemm,90,7"
   "tensorops::GemmPackBKernel=gemm,90,1" "tensorops::GemmBlockingQuery=gemm,90,1"

@@ -224,8 +224,7 @@ armv7() {
 # machine's apt configuration is not touched), installed into a prefix in the
 # user's cache directory (TENSOROPS_DEPS_CACHE, default ~/.cache/tensorops),
 # reused by later runs and clones while the source tarballs are unchanged;
-# then the whole
-# suite against that prefix, built by clang (a distribution's Highway is built
+# then the whole suite against that prefix, built by clang (a distribution's Highway is built
 # by GCC, a user's program may well be clang's; and clang compiles the suite
 # in about 60% of GCC's time, while the gcc step covers GCC).
 newer_deps() {

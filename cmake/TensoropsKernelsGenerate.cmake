@@ -40,21 +40,21 @@ set(family_headers
   "tensorops::UnaryKernel=tensorops/ops/unary-inl.h"
   "tensorops::detail::TargetProbe=tensorops/detail/row-inl.h")
 # What a group's TU pays to compile a family's kernels, for balancing the
-# groups: a family's shared code once (`fixed`), then `each` per kernel, in
-# tenths of a second (GCC 12 -O2, aarch64, one target). Families that share
+# groups, in tenths of a second (GCC 12 -O2, aarch64, one target): its
+# cluster's shared code once, then a part per kernel. Families that share
 # code form one cluster, which stays in one group: every GEMM and convolution
 # kernel instantiates the same micro-tiles and blocked loops, about 8 of the
 # 9 s a single GEMM kernel takes, which split across groups would be compiled
 # once per group. A family not listed is a cluster of its own at 5 + 1 per
 # kernel.
-set(family_costs
-  "tensorops::GemmKernel=gemm,90,2" "tensorops::ConvKernel=gemm,90,7"
-  "tensorops::GemmPackBKernel=gemm,90,1" "tensorops::GemmBlockingQuery=gemm,90,1"
-  "tensorops::QGemmKernel=qgemm,40,2" "tensorops::QConvKernel=qgemm,40,6"
-  "tensorops::QGemmTileQuery=qgemm,40,1"
-  "tensorops::SoftmaxKernel=softmax,15,3" "tensorops::GatherElementsKernel=gather_elements,12,2"
-  "tensorops::IndexRangeKernel=gather_elements,12,1" "tensorops::PoolKernel=pool,10,1"
-  "tensorops::LrnKernel=lrn,5,3")
+set(cluster_fixed_costs "gemm=90" "qgemm=40" "softmax=15" "gather_elements=12" "pool=10" "lrn=5")
+set(family_costs  # family=cluster,cost per kernel
+  "tensorops::GemmKernel=gemm,2" "tensorops::ConvKernel=gemm,7"
+  "tensorops::GemmPackBKernel=gemm,1" "tensorops::GemmBlockingQuery=gemm,1"
+  "tensorops::QGemmKernel=qgemm,2" "tensorops::QConvKernel=qgemm,6" "tensorops::QGemmTileQuery=qgemm,1"
+  "tensorops::SoftmaxKernel=softmax,3" "tensorops::GatherElementsKernel=gather_elements,2"
+  "tensorops::IndexRangeKernel=gather_elements,1" "tensorops::PoolKernel=pool,1"
+  "tensorops::LrnKernel=lrn,3")
 
 file(STRINGS "${INPUTS}" files)
 set(output "")
@@ -116,17 +116,21 @@ endfunction()
 set(clusters "")
 foreach(kernel IN LISTS needed)
   family_value("${kernel}" family_costs "" cost)
-  string(REGEX REPLACE "<.*" "" family "${kernel}")
-  if(cost MATCHES "^([a-z_]+),([0-9]+),([0-9]+)$")
+  if(cost MATCHES "^([a-z_]+),([0-9]+)$")
     set(cluster ${CMAKE_MATCH_1})
-    set(fixed ${CMAKE_MATCH_2})
-    set(each ${CMAKE_MATCH_3})
+    set(each ${CMAKE_MATCH_2})
   else()
+    string(REGEX REPLACE "<.*" "" family "${kernel}")
     string(MAKE_C_IDENTIFIER "${family}" cluster)
-    set(fixed 5)
     set(each 1)
   endif()
   if(NOT DEFINED cost_${cluster})
+    set(fixed 5)
+    foreach(pair IN LISTS cluster_fixed_costs)
+      if(pair MATCHES "^${cluster}=([0-9]+)$")
+        set(fixed ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
     list(APPEND clusters ${cluster})
     set(cost_${cluster} ${fixed})
     set(kernels_of_${cluster} "")

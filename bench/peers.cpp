@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -210,9 +211,15 @@ bool PlainMath(PeerMath op, const float* src, float* dst, size_t n) {
 
 #ifdef TENSOROPS_BENCH_EIGEN
 extern "C" bool EigenMathNative(int op, const float* src, float* dst, size_t n);
+extern "C" void EigenSgemmNative(bool transpose_a, bool transpose_b, size_t m, size_t n, size_t k,
+                                 float alpha, const float* a, size_t lda, const float* b,
+                                 size_t ldb, float beta, float* c, size_t ldc);
 #endif
 #ifdef TENSOROPS_BENCH_EIGEN_AVX2
 extern "C" bool EigenMathAvx2(int op, const float* src, float* dst, size_t n);
+extern "C" void EigenSgemmAvx2(bool transpose_a, bool transpose_b, size_t m, size_t n, size_t k,
+                               float alpha, const float* a, size_t lda, const float* b, size_t ldb,
+                               float beta, float* c, size_t ldc);
 #endif
 
 bool EigenMath(PeerMath op, const float* src, float* dst, size_t n) {
@@ -1295,31 +1302,26 @@ const char* OpenBlasCoreName() {
 
 bool EigenSgemm(const SgemmArgs& g) {
 #ifdef TENSOROPS_BENCH_EIGEN
-  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Stride = Eigen::OuterStride<>;
-  const auto e = [](size_t v) { return static_cast<Eigen::Index>(v); };
-  const auto a_rows = e(g.transpose_a ? g.k : g.m), a_cols = e(g.transpose_a ? g.m : g.k);
-  const auto b_rows = e(g.transpose_b ? g.n : g.k), b_cols = e(g.transpose_b ? g.k : g.n);
-  Eigen::Map<const RowMajor, 0, Stride> a(g.a, a_rows, a_cols, Stride(e(g.lda)));
-  Eigen::Map<const RowMajor, 0, Stride> b(g.b, b_rows, b_cols, Stride(e(g.ldb)));
-  Eigen::Map<RowMajor, 0, Stride> c(g.c, e(g.m), e(g.n), Stride(e(g.ldc)));
-  if (g.beta == 0.0f) {
-    if (!g.transpose_a && !g.transpose_b) c.noalias() = g.alpha * (a * b);
-    if (g.transpose_a && !g.transpose_b) c.noalias() = g.alpha * (a.transpose() * b);
-    if (!g.transpose_a && g.transpose_b) c.noalias() = g.alpha * (a * b.transpose());
-    if (g.transpose_a && g.transpose_b) c.noalias() = g.alpha * (a.transpose() * b.transpose());
-  } else {
-    c *= g.beta;
-    if (!g.transpose_a && !g.transpose_b) c.noalias() += g.alpha * (a * b);
-    if (g.transpose_a && !g.transpose_b) c.noalias() += g.alpha * (a.transpose() * b);
-    if (!g.transpose_a && g.transpose_b) c.noalias() += g.alpha * (a * b.transpose());
-    if (g.transpose_a && g.transpose_b) c.noalias() += g.alpha * (a.transpose() * b.transpose());
+  if (!PeersAvx2Only()) {
+    EigenSgemmNative(g.transpose_a, g.transpose_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
+                     g.beta, g.c, g.ldc);
+    return true;
   }
-  return true;
-#else
+#endif
+#ifdef TENSOROPS_BENCH_EIGEN_AVX2
+  if (PeersAvx2Only()) {
+    EigenSgemmAvx2(g.transpose_a, g.transpose_b, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb,
+                   g.beta, g.c, g.ldc);
+    return true;
+  }
+#endif
   (void)g;
   return false;
-#endif
+}
+
+bool OpenBlasRunsAvx512() {
+  const std::string_view core = OpenBlasCoreName();
+  return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
 }
 
 double PeakFmaFlops(size_t rounds) {

@@ -168,6 +168,10 @@ bool EigenSgemm(const SgemmArgs& args);
 // The kernel set OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...):
 // Debian's build picks it at load time from OPENBLAS_CORETYPE or the CPUID.
 const char* OpenBlasCoreName();
+// Whether that kernel set is AVX-512 (SkylakeX, Cooperlake, SapphireRapids):
+// such rows are no AVX2 peer, whatever TENSOROPS_BENCH_TARGET says, until
+// OPENBLAS_CORETYPE=Haswell (bench/report.py --target AVX2 sets it).
+bool OpenBlasRunsAvx512();
 
 // Runs `rounds` rounds of independent fused multiply-adds on the widest
 // vectors this machine has (the peers' TU is built with -march=native) and

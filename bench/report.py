@@ -9,7 +9,8 @@ Usage: bench/report.py [--target AVX2] [path/to/tensorops_bench] [extra benchmar
 
 --target T runs tensorops on Highway target T (TENSOROPS_BENCH_TARGET, a
 ScopedTarget for the whole run) and caps the peers likewise: SLEEF and Eigen
-take their AVX2 code, oneDNN gets DNNL_MAX_CPU_ISA (only AVX2 is supported).
+take their AVX2 code, oneDNN gets DNNL_MAX_CPU_ISA and OpenBLAS
+OPENBLAS_CORETYPE=Haswell (only AVX2 is supported).
 Benchmark names are <op>/<impl>/<case>; impls starting with 'tensorops' are
 ours (e.g. tensorops_unchecked), 'memcpy' is the bandwidth reference (and
 'memcpy_*' other references, e.g. memcpy_deinterleave: the same bytes
@@ -36,7 +37,8 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                DNNL_MAX_CPU_ISA=os.environ.get("DNNL_MAX_CPU_ISA", "ALL"))
     if target:
-        env.update(TENSOROPS_BENCH_TARGET=target, DNNL_MAX_CPU_ISA=target)
+        env.update(TENSOROPS_BENCH_TARGET=target, DNNL_MAX_CPU_ISA=target,
+                   OPENBLAS_CORETYPE="Haswell")
     out = subprocess.run([binary, "--benchmark_format=json",
                           "--benchmark_min_time=0.3", *args[1:]],
                          env=env, check=True, capture_output=True, text=True)

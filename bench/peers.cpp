@@ -233,6 +233,10 @@ bool EigenMath(PeerMath op, const float* src, float* dst, size_t n) {
   return false;
 }
 
+bool XnnpackRunsAvx512() {
+  return PeersAvx2Only() && __builtin_cpu_supports("avx512f");
+}
+
 bool PeersAvx2Only() {
   static const bool avx2 = [] {
     const char* target = std::getenv("TENSOROPS_BENCH_TARGET");
@@ -722,7 +726,7 @@ bool OneDnnPool(const PoolArgs& a, const float* src, float* dst) {
 
 bool XnnpackPool(const PoolArgs& a, const float* src, float* dst) {
 #ifdef TENSOROPS_BENCH_XNNPACK
-  if (!a.channels_last) return false;
+  if (!a.channels_last || XnnpackRunsAvx512()) return false;
   static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
   if (!initialized) return false;
   using Key = std::tuple<int, size_t, size_t, size_t, size_t, size_t, size_t, size_t>;
@@ -877,7 +881,7 @@ bool OneDnnConvU8S8(const ConvArgs& a, const uint8_t* x, const int8_t* weights, 
 bool XnnpackConv(const ConvArgs& a, const float* x, const float* weights, const float* bias,
                  float* y) {
 #ifdef TENSOROPS_BENCH_XNNPACK
-  if (!a.channels_last) return false;
+  if (!a.channels_last || XnnpackRunsAvx512()) return false;
   static const bool initialized = xnn_initialize(nullptr) == xnn_status_success;
   if (!initialized) return false;
   using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, const float*>;

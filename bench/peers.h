@@ -37,6 +37,10 @@ bool SleefMath(PeerMath op, bool u35, const float* src, float* dst, size_t n);
 // run their AVX2 code (oneDNN is capped by DNNL_MAX_CPU_ISA, which
 // bench/report.py sets alongside), as tensorops does under that ScopedTarget.
 bool PeersAvx2Only();
+// XNNPACK picks its kernels from the CPU and has no cap: under
+// TENSOROPS_BENCH_TARGET=AVX2 on an AVX-512 CPU it would time its AVX-512
+// code, so its rows are skipped there.
+bool XnnpackRunsAvx512();
 
 // dst = wa a + wb b and dst = max(a, b) on n dense floats (the eltwise bench).
 bool PlainWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);

@@ -22,7 +22,7 @@ for target in native AVX2; do
   if [ $target = native ]; then
     env=""
   else
-    env="TENSOROPS_BENCH_TARGET=AVX2 DNNL_MAX_CPU_ISA=AVX2"
+    env="TENSOROPS_BENCH_TARGET=AVX2 DNNL_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell"
   fi
   # shellcheck disable=SC2086
   env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $env taskset -c "$cpu" \

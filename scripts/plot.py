@@ -37,8 +37,8 @@ RATIO_CASES = [("exp", "unary_exp", "1M_normal1"), ("log", "unary_log", "1M_norm
                ("GELU", "unary_gelu", "1M_normal1"), ("softmax", "softmax", "1000x1000"),
                ("LogSoftmax", "logsoftmax", "1000x1000"),
                ("LRN NCHW", "lrn_nchw", "1x64x56x56_s5"), ("LRN NHWC", "lrn_nhwc", "1x64x56x56_s5"),
-               # Against oneDNN only: Eigen's GEMM peer keeps -march=native when
-               # AVX2 is forced (only the peers' math functions have AVX2 builds).
+               # Against oneDNN only: records made before Eigen's GEMM peer had
+               # an AVX2 build ran its AVX-512 code in their AVX2 runs.
                ("SGEMM 256^3", "sgemm", "256x256x256", "onednn"),
                ("SGEMM 1024^3", "sgemm", "1024x1024x1024", "onednn"),
                ("BN+SiLU->f16\n(oneDNN: f32 out)", "chain_bn_silu_f16", "1x64x112x112_nchw")]

@@ -1328,15 +1328,16 @@ bool OpenBlasRunsAvx512() {
   return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
 }
 
-double PeakFmaFlops(size_t rounds) {
-#if defined(__AVX512F__)
-  constexpr size_t kLanes = 16;
-#elif defined(__AVX__)
-  constexpr size_t kLanes = 8;
-#else
-  constexpr size_t kLanes = 4;
-#endif
-  typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+namespace {
+
+typedef float Floats4 __attribute__((vector_size(16)));
+typedef float Floats8 __attribute__((vector_size(32)));
+typedef float Floats16 __attribute__((vector_size(64)));
+
+// `rounds` rounds of FMAs on vectors of type Vec; returns the flops done.
+template <class Vec>
+double PeakFmaFlopsOf(size_t rounds) {
+  constexpr size_t kLanes = sizeof(Vec) / sizeof(float);
   // 24 independent chains: enough to cover 2 pipes x 4-cycle latency (x3).
   constexpr size_t kChains = 24;
   Vec acc[kChains];
@@ -1355,6 +1356,21 @@ double PeakFmaFlops(size_t rounds) {
   volatile float keep = sink;
   (void)keep;
   return 2.0 * static_cast<double>(rounds * kChains * kLanes);
+}
+
+}  // namespace
+
+// Under TENSOROPS_BENCH_TARGET=AVX2 the peak is that of 256-bit FMAs, the
+// widest tensorops and the peers then run.
+double PeakFmaFlops(size_t rounds) {
+#if defined(__AVX512F__)
+  if (!PeersAvx2Only()) return PeakFmaFlopsOf<Floats16>(rounds);
+#endif
+#if defined(__AVX__)
+  return PeakFmaFlopsOf<Floats8>(rounds);
+#else
+  return PeakFmaFlopsOf<Floats4>(rounds);
+#endif
 }
 
 }  // namespace tensorops::bench

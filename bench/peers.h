@@ -178,8 +178,9 @@ const char* OpenBlasCoreName();
 bool OpenBlasRunsAvx512();
 
 // Runs `rounds` rounds of independent fused multiply-adds on the widest
-// vectors this machine has (the peers' TU is built with -march=native) and
-// returns the float operations done: the FLOP peak, measured in-process.
+// vectors this machine has (the peers' TU is built with -march=native), or
+// on 256-bit vectors when PeersAvx2Only(), and returns the float operations
+// done: the FLOP peak, measured in-process.
 double PeakFmaFlops(size_t rounds);
 
 }  // namespace tensorops::bench

@@ -90,9 +90,8 @@ template <bool (*kPeer)(const ConvArgs&, const float*, const float*, const float
 void Peer(benchmark::State& state, ConvArgs a) {
   Data d = MakeData(a);
   if (!kPeer(a, d.x.data(), d.w.data(), d.bias.data(), d.y.data())) {
-    state.SkipWithError(kPeer == &XnnpackConv && XnnpackRunsAvx512()
-                            ? "XNNPACK has no AVX2 cap: its AVX-512 code is no AVX2 peer"
-                            : "peer not built in or unsupported");
+    state.SkipWithError(kPeer == &XnnpackConv && XnnpackRunsAvx512() ? kXnnpackNoAvx2Peer
+                                                                : "peer not built in or unsupported");
     return;
   }
   for (auto _ : state) {

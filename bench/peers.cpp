@@ -234,7 +234,8 @@ bool EigenMath(PeerMath op, const float* src, float* dst, size_t n) {
 }
 
 bool XnnpackRunsAvx512() {
-  return PeersAvx2Only() && __builtin_cpu_supports("avx512f");
+  static const bool avx512 = PeersAvx2Only() && __builtin_cpu_supports("avx512f");
+  return avx512;
 }
 
 bool PeersAvx2Only() {

@@ -41,6 +41,8 @@ bool PeersAvx2Only();
 // TENSOROPS_BENCH_TARGET=AVX2 on an AVX-512 CPU it would time its AVX-512
 // code, so its rows are skipped there.
 bool XnnpackRunsAvx512();
+inline constexpr const char* kXnnpackNoAvx2Peer =
+    "XNNPACK has no AVX2 cap: its AVX-512 code is no AVX2 peer";
 
 // dst = wa a + wb b and dst = max(a, b) on n dense floats (the eltwise bench).
 bool PlainWeightedSum2(const float* a, const float* b, float wa, float wb, float* dst, size_t n);

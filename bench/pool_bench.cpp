@@ -73,9 +73,8 @@ void Peer(benchmark::State& state, Case c, bool channels_last) {
   std::vector<float> out(OutElements(c));
   const PoolArgs args{c.kind, {1, c.c, c.hw, c.hw}, channels_last, c.kernel, c.stride, c.pad};
   if (!kPeer(args, in.data(), out.data())) {
-    state.SkipWithError(kPeer == &XnnpackPool && XnnpackRunsAvx512()
-                            ? "XNNPACK has no AVX2 cap: its AVX-512 code is no AVX2 peer"
-                            : "peer not built in or unsupported");
+    state.SkipWithError(kPeer == &XnnpackPool && XnnpackRunsAvx512() ? kXnnpackNoAvx2Peer
+                                                                : "peer not built in or unsupported");
     return;
   }
   for (auto _ : state) {

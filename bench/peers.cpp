@@ -262,10 +262,33 @@ void SleefLoop(const V (*f)(V), const float* src, float* dst, size_t n) {
   std::memcpy(dst + i, tail, (n - i) * sizeof(float));
 }
 
+// SLEEF's functions for one vector width (SLEEF declares them as returning
+// const vectors); null where SLEEF has no such accuracy.
+template <class V>
+struct SleefSet {
+  using Fn = const V (*)(V);
+  Fn exp, erf, sigmoid, gelu, silu, tanh_u10, tanh_u35, log_u10, log_u35;
+
+  Fn Pick(PeerMath op, bool u35) const {
+    switch (op) {
+      case PeerMath::kExp: return u35 ? nullptr : exp;
+      case PeerMath::kErf: return u35 ? nullptr : erf;
+      case PeerMath::kSigmoid: return u35 ? nullptr : sigmoid;
+      case PeerMath::kGelu: return u35 ? nullptr : gelu;
+      case PeerMath::kSilu: return u35 ? nullptr : silu;
+      case PeerMath::kTanh: return u35 ? tanh_u35 : tanh_u10;
+      case PeerMath::kLog: return u35 ? log_u35 : log_u10;
+      case PeerMath::kSqrt: return nullptr;
+    }
+    return nullptr;
+  }
+};
+
+// peers.cpp is built with -march=native and sleef.h declares only the
+// vector functions those flags allow: each width exists where the build has it.
+#ifdef __AVX512F__
 __m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
 void Store16(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
-__m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
-void Store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
 
 // Sigmoid, GELU and SiLU as a SLEEF user composes them.
 const __m512 Sigmoid16(__m512 x) {
@@ -279,6 +302,16 @@ const __m512 Gelu16(__m512 x) {
   const __m512 half_x = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
   return _mm512_mul_ps(half_x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
+constexpr SleefSet<__m512> kSleef16 = {
+    Sleef_expf16_u10avx512f,  Sleef_erff16_u10avx512f,  Sigmoid16,
+    Gelu16,                   Silu16,                   Sleef_tanhf16_u10avx512f,
+    Sleef_tanhf16_u35avx512f, Sleef_logf16_u10avx512f, Sleef_logf16_u35avx512f};
+#endif
+
+#ifdef __AVX2__
+__m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
+void Store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+
 const __m256 Sigmoid8(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x));
@@ -290,44 +323,36 @@ const __m256 Gelu8(__m256 x) {
   const __m256 half_x = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
   return _mm256_mul_ps(half_x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
+constexpr SleefSet<__m256> kSleef8 = {
+    Sleef_expf8_u10avx2,  Sleef_erff8_u10avx2,  Sigmoid8,
+    Gelu8,                Silu8,                Sleef_tanhf8_u10avx2,
+    Sleef_tanhf8_u35avx2, Sleef_logf8_u10avx2, Sleef_logf8_u35avx2};
+#endif
 
 }  // namespace
 #endif
 
 bool SleefMath(PeerMath op, bool u35, const float* src, float* dst, size_t n) {
 #ifdef TENSOROPS_BENCH_SLEEF
-  const bool avx512 = !PeersAvx2Only() && __builtin_cpu_supports("avx512f");
-  if (!avx512 && !__builtin_cpu_supports("avx2")) return false;
-  // (SLEEF declares its functions as returning const vectors.)
-  decltype(&Sleef_expf16_u10avx512f) f16 = nullptr;
-  decltype(&Sleef_expf8_u10avx2) f8 = nullptr;
-  switch (op) {
-    case PeerMath::kExp: if (!u35) f16 = Sleef_expf16_u10avx512f, f8 = Sleef_expf8_u10avx2; break;
-    case PeerMath::kErf: if (!u35) f16 = Sleef_erff16_u10avx512f, f8 = Sleef_erff8_u10avx2; break;
-    case PeerMath::kSigmoid: if (!u35) f16 = Sigmoid16, f8 = Sigmoid8; break;
-    case PeerMath::kGelu: if (!u35) f16 = Gelu16, f8 = Gelu8; break;
-    case PeerMath::kSilu: if (!u35) f16 = Silu16, f8 = Silu8; break;
-    case PeerMath::kTanh:
-      f16 = u35 ? Sleef_tanhf16_u35avx512f : Sleef_tanhf16_u10avx512f;
-      f8 = u35 ? Sleef_tanhf8_u35avx2 : Sleef_tanhf8_u10avx2;
-      break;
-    case PeerMath::kLog:
-      f16 = u35 ? Sleef_logf16_u35avx512f : Sleef_logf16_u10avx512f;
-      f8 = u35 ? Sleef_logf8_u35avx2 : Sleef_logf8_u10avx2;
-      break;
-    case PeerMath::kSqrt: break;
+#ifdef __AVX512F__
+  if (!PeersAvx2Only() && __builtin_cpu_supports("avx512f")) {
+    const auto f = kSleef16.Pick(op, u35);
+    if (f == nullptr) return false;
+    SleefLoop<__m512, 16, Load16, Store16>(f, src, dst, n);
+    return true;
   }
-  if (f16 == nullptr) return false;
-  if (avx512) {
-    SleefLoop<__m512, 16, Load16, Store16>(f16, src, dst, n);
-  } else {
-    SleefLoop<__m256, 8, Load8, Store8>(f8, src, dst, n);
+#endif
+#ifdef __AVX2__
+  if (__builtin_cpu_supports("avx2")) {
+    const auto f = kSleef8.Pick(op, u35);
+    if (f == nullptr) return false;
+    SleefLoop<__m256, 8, Load8, Store8>(f, src, dst, n);
+    return true;
   }
-  return true;
-#else
+#endif
+#endif
   (void)op, (void)u35, (void)src, (void)dst, (void)n;
   return false;
-#endif
 }
 
 #ifdef TENSOROPS_BENCH_ONEDNN

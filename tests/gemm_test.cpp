@@ -184,8 +184,8 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   // of L2.
   const size_t far_pad = DataCacheSizes().l2 / (39 * sizeof(float));
   CheckGemm({16 * blk.mr + 3, 20, 9, false, false, 1.0f, 0.5f, far_pad});
-  // M <= 4 (2 on 16-register targets) with float B streams B's rows; it must
-  // match the packed path's bits.
+  // M <= 4 with float B streams B's rows (16-register targets in passes of
+  // two rows); it must match the packed path's bits.
   CheckGemm({2, 37, 2 * blk.kc + 9, false, false, 0.5f, 1.0f, 1}, /*packed_b=*/true);
   CheckGemm({1, blk.nc + 3, 9}, /*packed_b=*/true);
   CheckGemm({3, 53, blk.kc + 6, false, false, 1.0f, 0.5f, 2}, /*packed_b=*/true);

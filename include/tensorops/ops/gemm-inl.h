@@ -365,7 +365,9 @@ inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta)
 // results are the same bits as the packed path.
 // Four rows of B per pass: eight would open more read streams than the
 // prefetcher follows. Four rows of A need 16 broadcasts + 4 rows of B + a
-// sum: 21 vector registers, so targets with 16 stop at two.
+// sum: 21 vector registers, so targets with 16 take three or four rows in
+// two passes over each group of B's rows (RowStreamingBlock), which beat the
+// register tile walking down B's far-apart rows.
 inline constexpr size_t kRowStreamingMaxRows = kGemmRows >= 8 ? detail::kGemmMostStreamingRows : 2;
 inline constexpr size_t kRowStreamingGroup = 4;  // rows of B per pass
 
@@ -456,12 +458,16 @@ HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY
 #endif
 }
 
+// kRows rows of A against `depth` rows of B, in passes of at most
+// kRowStreamingMaxRows rows over each group of B's rows: the group (four
+// rows of at most NC floats) is still in L1 for the second pass.
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc, size_t acc_stride) {
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
   constexpr size_t kGroup = kRowStreamingGroup;
+  constexpr size_t kPass = HWY_MIN(kRows, kRowStreamingMaxRows);
   for (size_t i = 0; i < kRows; ++i) {
     for (size_t j = 0; j < cols; ++j) acc[i * acc_stride + j] = 0.0f;
   }
@@ -469,9 +475,13 @@ void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t 
   for (; k + kGroup <= depth; k += kGroup) {
     const float* rows[kGroup];
     Unroll<kGroup>([&](auto g) { rows[g] = b + (k + g) * b_row_floats; });
-    constexpr size_t kAValues = kRowStreamingByLane ? kRows : kGroup * kRows;
-    RowStreamingGroupAt<kRows>(std::make_index_sequence<kAValues>{}, a_pack, k, rows, cols, acc,
-                               acc_stride);
+    Unroll<(kRows + kPass - 1) / kPass>([&](auto pass) TENSOROPS_INLINE_LAMBDA {
+      constexpr size_t kFirst = decltype(pass)::value * kPass;
+      constexpr size_t kN = HWY_MIN(kPass, kRows - kFirst);
+      constexpr size_t kAValues = kRowStreamingByLane ? kN : kGroup * kN;
+      RowStreamingGroupAt<kN>(std::make_index_sequence<kAValues>{}, a_pack + kFirst, k, rows, cols,
+                              acc + kFirst * acc_stride, acc_stride);
+    });
   }
   for (; k < depth; ++k) {
     const float* row = b + k * b_row_floats;
@@ -592,7 +602,7 @@ struct GemmLoops {
     const bool b_in_place = detail::ReadsFloatBInPlace(job, kGemmRows);
     const bool a_in_place = !b_in_place && ReadsAInPlace(job, HWY_MIN(blk.mc, job.m), kc_max);
 
-    if (b_in_place && job.m <= kRowStreamingMaxRows) {
+    if (b_in_place && job.m <= detail::kGemmMostStreamingRows) {
       RunRowStreaming(job, finish, blk, a_pack, b_pack, c32);
       return;
     }
@@ -713,15 +723,8 @@ struct GemmLoops {
         switch (job.m) {
           case 1: RowStreamingBlock<1>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
           case 2: RowStreamingBlock<2>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
-          default:
-            if constexpr (kRowStreamingMaxRows >= 4) {
-              if (job.m == 3) {
-                RowStreamingBlock<3>(a_pack, b_block, b_row_floats, kc, nc, acc, stride);
-              } else {
-                RowStreamingBlock<4>(a_pack, b_block, b_row_floats, kc, nc, acc, stride);
-              }
-            }
-            break;
+          case 3: RowStreamingBlock<3>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
+          default: RowStreamingBlock<4>(a_pack, b_block, b_row_floats, kc, nc, acc, stride); break;
         }
         const float beta = pc == 0 ? job.beta : 1.0f;
         if constexpr (kFinishPass) {

@@ -122,8 +122,9 @@ inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& cac
 // the parallel split (GemmKernel::SplitsRows) both ask this.
 inline bool GemmReadsBInPlace(size_t m, size_t mr) { return m <= 16 * mr; }
 
-// The most rows of A that stream float B row by row (gemm-inl.h's
-// kRowStreamingMaxRows: this on 32-register targets, 2 on the others).
+// The most rows of A that stream float B row by row (in one pass on
+// 32-register targets, in passes of two on the others: gemm-inl.h's
+// kRowStreamingMaxRows).
 inline constexpr size_t kGemmMostStreamingRows = 4;
 
 // Float B read in place by 5 to 16 MR rows goes 64 rows deep: its

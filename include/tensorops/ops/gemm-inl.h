@@ -459,8 +459,9 @@ HWY_INLINE void RowStreamingGroupAt(std::index_sequence<kI...>, const float* HWY
 }
 
 // kRows rows of A against `depth` rows of B, in passes of at most
-// kRowStreamingMaxRows rows over each group of B's rows: the group (four
-// rows of at most NC floats) is still in L1 for the second pass.
+// kRowStreamingMaxRows rows over each group of B's rows, so the second pass
+// reads the group from cache: from L1 for N up to about 1024 (16 KiB), from
+// L2 for wider blocks (NC = 4096 floats: 64 KiB).
 template <size_t kRows>
 void RowStreamingBlock(const float* HWY_RESTRICT a_pack, const float* b, size_t b_row_floats,
                        size_t depth, size_t cols, float* HWY_RESTRICT acc, size_t acc_stride) {

@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <tensorops/api.h>
@@ -71,6 +73,41 @@ EpiMatrix<TC> RandomEpiMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bo
   return x;
 }
 
+// A x B in double, each element's sum and sum of magnitudes (for the
+// bound). The tests check many stage lists on the same A and B (drawn from
+// a seed of the case), and under qemu, whose doubles are emulated in
+// software, this loop was most of their time: each product is computed once
+// per test program.
+struct ProductReference {
+  std::vector<double> sum, magnitude;
+};
+
+inline const ProductReference& ReferenceProduct(const EpilogueCase& cs, EpiMatrix<float>& a,
+                                                EpiMatrix<float>& b) {
+  using Key = std::tuple<size_t, size_t, size_t, bool, bool, size_t, bool, int>;
+  static std::map<Key, ProductReference> products;
+  const Key key{cs.m, cs.n, cs.k, cs.ta, cs.tb, cs.pad, cs.mixed, static_cast<int>(cs.bias)};
+  const auto found = products.find(key);
+  if (found != products.end()) return found->second;
+  ProductReference& ref = products[key];
+  ref.sum.resize(cs.m * cs.n);
+  ref.magnitude.resize(cs.m * cs.n);
+  for (size_t i = 0; i < cs.m; ++i) {
+    for (size_t j = 0; j < cs.n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (size_t p = 0; p < cs.k; ++p) {
+        const double x = cs.ta ? a.at({p, i}) : a.at({i, p});
+        const double y = cs.tb ? b.at({j, p}) : b.at({p, j});
+        sum += x * y;
+        magnitude += std::abs(x * y);
+      }
+      ref.sum[i * cs.n + j] = sum;
+      ref.magnitude[i * cs.n + j] = magnitude;
+    }
+  }
+  return ref;
+}
+
 // The stages of the list under test (a template parameter: each list is its
 // own kernel, so a test instantiates only the lists it checks).
 inline constexpr int kWithBias = 1, kWithAct = 2, kWithResidual = 4;
@@ -119,15 +156,10 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
   const UnaryParams params = act.template ParamsFor<TC>();
   constexpr double kU = 1.0 / (1 << 24);
   std::vector<double> want(m * n), bound(m * n);
+  const ProductReference& product = ReferenceProduct(cs, a, b);
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
-      double sum = 0, magnitude = 0;
-      for (size_t p = 0; p < k; ++p) {
-        const double x = cs.ta ? a.at({p, i}) : a.at({i, p});
-        const double y = cs.tb ? b.at({j, p}) : b.at({p, j});
-        sum += x * y;
-        magnitude += std::abs(x * y);
-      }
+      const double sum = product.sum[i * n + j], magnitude = product.magnitude[i * n + j];
       const double c = cs.beta == 0.0f ? 0.0 : RefToFloat(c0.at({i, j}));
       double r = cs.alpha * sum + cs.beta * c;
       double err = 2 * static_cast<double>(k + 3) * kU *

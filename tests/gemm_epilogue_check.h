@@ -16,6 +16,7 @@
 #include <map>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <tensorops/api.h>
@@ -77,21 +78,35 @@ EpiMatrix<TC> RandomEpiMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bo
 // bound). The tests check many stage lists on the same A and B (drawn from
 // a seed of the case), and under qemu, whose doubles are emulated in
 // software, this loop was most of their time: each product is computed once
-// per test program.
+// per test program. An entry is reused only for equal A and B, so the key
+// (the case's fields) only finds candidates and never decides the data.
 struct ProductReference {
+  std::vector<float> a, b;  // the operands it was computed from
   std::vector<double> sum, magnitude;
 };
+
+inline std::vector<float> MatrixValues(EpiMatrix<float>& x, size_t rows, size_t cols) {
+  std::vector<float> values;
+  values.reserve(rows * cols);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = 0; j < cols; ++j) values.push_back(x.at({i, j}));
+  }
+  return values;
+}
 
 inline const ProductReference& ReferenceProduct(const EpilogueCase& cs, EpiMatrix<float>& a,
                                                 EpiMatrix<float>& b) {
   using Key = std::tuple<size_t, size_t, size_t, bool, bool, size_t, bool, int>;
   static std::map<Key, ProductReference> products;
-  const Key key{cs.m, cs.n, cs.k, cs.ta, cs.tb, cs.pad, cs.mixed, static_cast<int>(cs.bias)};
-  const auto found = products.find(key);
-  if (found != products.end()) return found->second;
-  ProductReference& ref = products[key];
-  ref.sum.resize(cs.m * cs.n);
-  ref.magnitude.resize(cs.m * cs.n);
+  std::vector<float> a_values = cs.ta ? MatrixValues(a, cs.k, cs.m) : MatrixValues(a, cs.m, cs.k);
+  std::vector<float> b_values = cs.tb ? MatrixValues(b, cs.n, cs.k) : MatrixValues(b, cs.k, cs.n);
+  ProductReference& ref =
+      products[Key{cs.m, cs.n, cs.k, cs.ta, cs.tb, cs.pad, cs.mixed, static_cast<int>(cs.bias)}];
+  if (!ref.sum.empty() && ref.a == a_values && ref.b == b_values) return ref;
+  ref.a = std::move(a_values);
+  ref.b = std::move(b_values);
+  ref.sum.assign(cs.m * cs.n, 0.0);
+  ref.magnitude.assign(cs.m * cs.n, 0.0);
   for (size_t i = 0; i < cs.m; ++i) {
     for (size_t j = 0; j < cs.n; ++j) {
       double sum = 0, magnitude = 0;

@@ -53,7 +53,7 @@ sanitize_flags="-fsanitize=address,undefined -fno-sanitize=object-size -fno-sani
 # -mssse3 makes SSSE3 the static target, so Highway's emulated EMU128
 # target is not compiled here: with -fsanitize=bounds every lane of its
 # array-backed vectors gets a check, which made this build 7x slower. Its
-# 4-lane shape stays sanitized through SSSE3 and SSE4, and EMU128 itself runs
+# 4-lane shape stays sanitized through SSSE3 (SSE4 is left out below), and EMU128 itself runs
 # the whole suite in the clang step. -O1, as sanitizer builds usually are:
 # the build is what takes this step's time, and the checks do not depend on
 # the optimisation level. The test files themselves compile at -O0, as in

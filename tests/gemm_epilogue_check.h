@@ -74,53 +74,46 @@ EpiMatrix<TC> RandomEpiMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bo
   return x;
 }
 
-// A x B in double, each element's sum and sum of magnitudes (for the
-// bound). The tests check many stage lists on the same A and B (drawn from
-// a seed of the case), and under qemu, whose doubles are emulated in
-// software, this loop was most of their time: each product is computed once
-// per test program. An entry is reused only for equal A and B, so the key
-// (the case's fields) only finds candidates and never decides the data.
-struct ProductReference {
-  std::vector<float> a, b;  // the operands it was computed from
+// A and B of a case, and A x B in double: each element's sum and sum of
+// magnitudes (for the bound). The tests check many stage lists and bias
+// shapes on the same A and B, and under qemu, whose doubles and random draws
+// are emulated in software, drawing them and this product were most of the
+// tests' time: each is made once per test program. A and B are drawn from a
+// seed of exactly the fields that shape them (the key), so an entry is the
+// same data whichever case asks first.
+struct EpilogueOperands {
+  EpiMatrix<float> a, b;
   std::vector<double> sum, magnitude;
 };
 
-inline std::vector<float> MatrixValues(EpiMatrix<float>& x, size_t rows, size_t cols) {
-  std::vector<float> values;
-  values.reserve(rows * cols);
-  for (size_t i = 0; i < rows; ++i) {
-    for (size_t j = 0; j < cols; ++j) values.push_back(x.at({i, j}));
-  }
-  return values;
-}
-
-inline const ProductReference& ReferenceProduct(const EpilogueCase& cs, EpiMatrix<float>& a,
-                                                EpiMatrix<float>& b) {
-  using Key = std::tuple<size_t, size_t, size_t, bool, bool, size_t, bool, int>;
-  static std::map<Key, ProductReference> products;
-  std::vector<float> a_values = cs.ta ? MatrixValues(a, cs.k, cs.m) : MatrixValues(a, cs.m, cs.k);
-  std::vector<float> b_values = cs.tb ? MatrixValues(b, cs.n, cs.k) : MatrixValues(b, cs.k, cs.n);
-  ProductReference& ref =
-      products[Key{cs.m, cs.n, cs.k, cs.ta, cs.tb, cs.pad, cs.mixed, static_cast<int>(cs.bias)}];
-  if (!ref.sum.empty() && ref.a == a_values && ref.b == b_values) return ref;
-  ref.a = std::move(a_values);
-  ref.b = std::move(b_values);
-  ref.sum.assign(cs.m * cs.n, 0.0);
-  ref.magnitude.assign(cs.m * cs.n, 0.0);
+inline const EpilogueOperands& OperandsFor(const EpilogueCase& cs) {
+  using Key = std::tuple<size_t, size_t, size_t, bool, bool, size_t, bool>;
+  static std::map<Key, EpilogueOperands> cache;
+  const Key key{cs.m, cs.n, cs.k, cs.ta, cs.tb, cs.pad, cs.mixed};
+  const auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  Rng rng(cs.m * 1000003 + cs.n * 1009 + cs.k * 7 + cs.ta * 3 + cs.tb * 5 + cs.pad * 11 +
+          cs.mixed);
+  EpilogueOperands ops{
+      cs.ta ? RandomEpiMatrix<float>(cs.k, cs.m, cs.pad, rng, cs.mixed)
+            : RandomEpiMatrix<float>(cs.m, cs.k, cs.pad, rng, cs.mixed),
+      cs.tb ? RandomEpiMatrix<float>(cs.n, cs.k, cs.pad, rng, cs.mixed)
+            : RandomEpiMatrix<float>(cs.k, cs.n, cs.pad, rng, cs.mixed),
+      std::vector<double>(cs.m * cs.n), std::vector<double>(cs.m * cs.n)};
   for (size_t i = 0; i < cs.m; ++i) {
     for (size_t j = 0; j < cs.n; ++j) {
       double sum = 0, magnitude = 0;
       for (size_t p = 0; p < cs.k; ++p) {
-        const double x = cs.ta ? a.at({p, i}) : a.at({i, p});
-        const double y = cs.tb ? b.at({j, p}) : b.at({p, j});
+        const double x = cs.ta ? ops.a.at({p, i}) : ops.a.at({i, p});
+        const double y = cs.tb ? ops.b.at({j, p}) : ops.b.at({p, j});
         sum += x * y;
         magnitude += std::abs(x * y);
       }
-      ref.sum[i * cs.n + j] = sum;
-      ref.magnitude[i * cs.n + j] = magnitude;
+      ops.sum[i * cs.n + j] = sum;
+      ops.magnitude[i * cs.n + j] = magnitude;
     }
   }
-  return ref;
+  return cache.emplace(key, std::move(ops)).first->second;
 }
 
 // The stages of the list under test (a template parameter: each list is its
@@ -144,12 +137,12 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
                 << (kAccuracy == Accuracy::kFast ? " (fast)" : "")
                 << " residual " << cs.residual << " C " << kElementName<TC> << " form "
                 << static_cast<int>(cs.form) << (cs.mixed ? " mixed" : ""));
+  const EpilogueOperands& operands = OperandsFor(cs);
+  const EpiMatrix<float>& a = operands.a;
+  const EpiMatrix<float>& b = operands.b;
+  // C, the residual and the bias: drawn per case, the bias's shape included.
   Rng rng(cs.m * 1000003 + cs.n * 1009 + cs.k * 7 + static_cast<size_t>(cs.bias));
   const size_t m = cs.m, n = cs.n, k = cs.k;
-  auto a = cs.ta ? RandomEpiMatrix<float>(k, m, cs.pad, rng, cs.mixed)
-                 : RandomEpiMatrix<float>(m, k, cs.pad, rng, cs.mixed);
-  auto b = cs.tb ? RandomEpiMatrix<float>(n, k, cs.pad, rng, cs.mixed)
-                 : RandomEpiMatrix<float>(k, n, cs.pad, rng, cs.mixed);
   EpiMatrix<TC> c0 = RandomEpiMatrix<TC>(m, n, cs.pad, rng, false);
   EpiMatrix<float> residual = RandomEpiMatrix<float>(m, n, cs.pad, rng, cs.mixed);
 
@@ -171,10 +164,9 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
   const UnaryParams params = act.template ParamsFor<TC>();
   constexpr double kU = 1.0 / (1 << 24);
   std::vector<double> want(m * n), bound(m * n);
-  const ProductReference& product = ReferenceProduct(cs, a, b);
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
-      const double sum = product.sum[i * n + j], magnitude = product.magnitude[i * n + j];
+      const double sum = operands.sum[i * n + j], magnitude = operands.magnitude[i * n + j];
       const double c = cs.beta == 0.0f ? 0.0 : RefToFloat(c0.at({i, j}));
       double r = cs.alpha * sum + cs.beta * c;
       double err = 2 * static_cast<double>(k + 3) * kU *

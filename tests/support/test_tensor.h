@@ -80,12 +80,18 @@ class TestTensor {
     return TensorView<T, L>(reinterpret_cast<T*>(bytes_.data() + kGuardBytes), dims_,
                             pitches_);
   }
-  TensorView<const T, L> ConstView() { return View(); }
+  TensorView<const T, L> ConstView() const {
+    return TensorView<const T, L>(reinterpret_cast<const T*>(bytes_.data() + kGuardBytes), dims_,
+                                  pitches_);
+  }
 
   // Bounds-checked, as TensorView::at, without making a view per access (a
   // view validates its pitches when made: most of a reference's time).
   T& at(const Extents& index) {
     return *reinterpret_cast<T*>(bytes_.data() + kGuardBytes + OffsetOf(index));
+  }
+  const T& at(const Extents& index) const {
+    return *reinterpret_cast<const T*>(bytes_.data() + kGuardBytes + OffsetOf(index));
   }
 
   // Sets every element to fn(index); padding and guards keep the sentinel.

@@ -37,7 +37,7 @@ HWY_INLINE hn::Vec<D> Rsqrt(D d, hn::Vec<D> x) {
   return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), Div(d, hn::Set(d, 1.0f), x), r);
 #elif HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
   // The same in double, lane by lane on the VFP unit.
-  return ByVfpLanes(d, x, x, [](float v, float) {
+  return ByScalarLanes(d, x, x, [](float v, float) {
     return v == 0 ? 1.0f / v : static_cast<float>(1.0 / __builtin_sqrt(static_cast<double>(v)));
   });
 #else

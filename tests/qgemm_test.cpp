@@ -62,7 +62,7 @@ struct Case {
     const size_t params = per_column ? n : 1;
     for (size_t j = 0; j < params; ++j) {
       zb.push_back(zero_point(TB{}));
-      sb.push_back(std::uniform_real_distribution<float>(0.01f, 0.02f)(rng));
+      sb.push_back(UniformFloat(rng, 0.01f, 0.02f));
     }
     for (size_t j = 0; j < n; ++j) bias.push_back(static_cast<int32_t>(rng() % 20001) - 10000);
     // A - za by rows and B - zb by columns, dense: the sums run over plain
@@ -180,7 +180,7 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, uint64_t se
   const bool int_bias = seed % 2 == 0;
   // Float operands across magnitudes, 1e-3 to 1e3, either sign.
   const auto spread = [&] {
-    const float mag = std::pow(10.0f, std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng));
+    const float mag = std::pow(10.0f, UniformFloat(rng, -3.0f, 3.0f));
     return rng() % 2 == 0 ? mag : -mag;
   };
   std::vector<float> fbias(n);
@@ -262,13 +262,16 @@ TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilo
 }
 
 // Which kernel each target runs: byte quads where the CPU has a byte dot
-// product (VNNI on AVX3_DL, sdot on SVE, and on NEON when the OS reports
-// the dot-product extension), int16 rows on NEON without it, int16 pairs
-// elsewhere. CI runs the Arm tests on CPUs with and without it, so both NEON
-// kernels are tested.
+// product (VNNI on AVX3_DL and Highway 1.2's AVX3_ZEN4 and AVX3_SPR, sdot
+// on SVE, and on NEON when the OS reports the dot-product extension), int16
+// rows on NEON without it, int16 pairs elsewhere. CI runs the Arm tests on
+// CPUs with and without it, so both NEON kernels are tested.
 TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[quant]") {
   ForEachTarget([&](int64_t target) {
     bool dot = target == HWY_AVX3_DL;
+#if defined(HWY_AVX3_ZEN4) && defined(HWY_AVX3_SPR)
+    dot = dot || target == HWY_AVX3_ZEN4 || target == HWY_AVX3_SPR;
+#endif
 #if HWY_ARCH_ARM_A64
     dot = target != HWY_NEON;  // every SVE target
     // NEON's dot-product kernel is built by GCC, or by any compiler whose

@@ -31,7 +31,8 @@
 //
 // Where the CPU has a byte dot product the kernel multiplies the bytes
 // themselves, four along k per int32 lane, exact: AVX3_DL (Ice Lake and
-// newer: AVX-512 VNNI, vpdpbusd, unsigned A x signed B, 64 per instruction),
+// newer: AVX-512 VNNI, vpdpbusd, unsigned A x signed B, 64 per instruction;
+// with Highway 1.2 also its AVX3_ZEN4 and AVX3_SPR, which include VNNI),
 // every SVE target and aarch64 NEON CPUs with the dot-product extension
 // (sdot, signed x signed, 16 per 128 bits; checked at run time). A and B are
 // brought to the instruction's signedness by flipping their top bit (a +- 128,

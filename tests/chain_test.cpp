@@ -119,7 +119,7 @@ TEST_CASE("Chain: BatchNorm then SiLU into float16 in one pass, NCHW, NHWC and S
       Rng rng(n * 1000 + c * 100 + h * 10 + w + pad);
       std::vector<float> gamma = PerChannel(c, rng), beta = PerChannel(c, rng);
       std::vector<float> mean = PerChannel(c, rng), var(c), scale(c), shift(c);
-      for (float& v : var) v = std::uniform_real_distribution<float>(0.01f, 4.0f)(rng);
+      for (float& v : var) v = UniformFloat(rng, 0.01f, 4.0f);
       FoldBatchNorm(gamma, beta, mean, var, 1e-5f, scale, shift);
       const Chain chain{ChannelAffine{scale, shift}, Unary<UnaryKind::kSilu>{}};
       const UnaryParams params = Unary<UnaryKind::kSilu>{}.ParamsFor<hwy::float16_t>();
@@ -217,7 +217,7 @@ TEST_CASE("Chain: Sub, Div and Min operands against a matrix", "[chain]") {
       TestTensor<float, Strided<2>> column({rows, 1});
       // Divisors of magnitude 0.5 to 2, so the quotient's bound stays small.
       column.Fill([&](const Extents&) {
-        const float v = std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);
+        const float v = UniformFloat(rng, 0.5f, 2.0f);
         return rng() % 2 ? v : -v;
       });
       auto cap = Mixed<float, Strided<2>>({rows, cols}, {}, rng);

@@ -58,7 +58,7 @@ constexpr double Step() {
 template <class T>
 T Value(Rng& rng, bool mixed) {
   if (mixed) return MixedMagnitude<T>(rng);
-  return RefConvert<T>(std::uniform_real_distribution<float>(-2, 2)(rng));
+  return RefConvert<T>(UniformFloat(rng, -2, 2));
 }
 
 // Runs Conv on random x (and W, bias, residual) of `shape` and compares with

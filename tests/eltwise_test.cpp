@@ -45,7 +45,7 @@ T Small(Rng& rng) {
   if constexpr (std::is_integral_v<T>) {
     return RandomValue<T>(rng);  // full range: exercises wrap-around
   } else {
-    return RefConvert<T>(std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng));
+    return RefConvert<T>(UniformFloat(rng, -3.0f, 3.0f));
   }
 }
 

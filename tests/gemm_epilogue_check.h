@@ -67,9 +67,8 @@ constexpr int MantissaBits() {
 template <class TC>
 EpiMatrix<TC> RandomEpiMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bool mixed) {
   EpiMatrix<TC> x({rows, cols}, {0, pad});
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   x.Fill([&](const Extents&) {
-    return RefConvert<TC>(mixed ? MixedMagnitude<float>(rng) : dist(rng));
+    return RefConvert<TC>(mixed ? MixedMagnitude<float>(rng) : UniformFloat(rng, -1.0f, 1.0f));
   });
   return x;
 }

@@ -45,9 +45,8 @@ struct Case {
 template <class T>
 Matrix<T> RandomMatrix(size_t rows, size_t cols, size_t pad, Rng& rng, bool mixed = false) {
   Matrix<T> x({rows, cols}, {0, pad});
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   x.Fill([&](const Extents&) {
-    return mixed ? RefConvert<T>(MixedMagnitude<float>(rng)) : RefConvert<T>(dist(rng));
+    return RefConvert<T>(mixed ? MixedMagnitude<float>(rng) : UniformFloat(rng, -1.0f, 1.0f));
   });
   return x;
 }

@@ -57,7 +57,7 @@ void Check(const Lrn& lrn, const Dims& dims, const Extents& pad, uint64_t seed,
   src.Fill([&](const Extents& i) {
     switch (data) {
       case Data::kUniform:
-        return RefConvert<T>(std::uniform_real_distribution<float>(-2, 2)(rng));
+        return RefConvert<T>(UniformFloat(rng, -2, 2));
       case Data::kMixedPerElement: return MixedMagnitude<T>(rng);
       case Data::kMixedPerChannel: return GroupMagnitude<T>(rng, i[L::kC]);
     }
@@ -238,7 +238,7 @@ TEST_CASE("Lrn float16 and bfloat16 storage", "[lrn]") {
 TEST_CASE("Lrn sub-views of larger tensors", "[lrn]") {
   Rng rng(5);
   TestTensor<float, Nchw> big({2, 9, 6, 21}, {0, 1, 1, 2});
-  big.Fill([&](const Extents&) { return std::uniform_real_distribution<float>(-2, 2)(rng); });
+  big.Fill([&](const Extents&) { return UniformFloat(rng, -2, 2); });
   const auto window = big.ConstView().Batch(1).Channels(2, 5).Rows(1, 4);
   const Lrn lrn{.size = 3, .alpha = 0.7f};
   ForEachTarget([&](int64_t) {

@@ -55,7 +55,7 @@ T DataValue(Rng& rng, Data data) {
     return RandomValue<T>(rng);
   } else {
     switch (data) {
-      case Data::kUniform: return RefConvert<T>(std::uniform_real_distribution<float>(-4, 4)(rng));
+      case Data::kUniform: return RefConvert<T>(UniformFloat(rng, -4, 4));
       case Data::kMixed: return MixedMagnitude<T>(rng);
       case Data::kNaNs: {
         const uint64_t kind = rng() % 16;

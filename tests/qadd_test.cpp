@@ -61,9 +61,9 @@ void Check(const Dims& dims, const Dims& b_dims, const Extents& pad, bool relu, 
   a.Fill([&](const Extents&) { return RandomByte<T>(rng); });
   b.Fill([&](const Extents&) { return RandomByte<T>(rng); });
   const T za = RandomByte<T>(rng), zb = RandomByte<T>(rng), zy = RandomByte<T>(rng);
-  const float sa = std::uniform_real_distribution<float>(0.005f, 0.1f)(rng);
-  const float sb = std::uniform_real_distribution<float>(0.005f, 0.1f)(rng);
-  const float sy = std::uniform_real_distribution<float>(0.01f, 0.2f)(rng);
+  const float sa = UniformFloat(rng, 0.005f, 0.1f);
+  const float sb = UniformFloat(rng, 0.005f, 0.1f);
+  const float sy = UniformFloat(rng, 0.01f, 0.2f);
   const Fixed f = RefFixed(sa, sb, sy);
   // The stated error of the fixed point before rounding: 255 2^-S.
   const double band = 255.0 * std::ldexp(1.0, -f.shift);

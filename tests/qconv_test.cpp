@@ -77,7 +77,7 @@ void Check(const Shape& s, const QConv& conv_in, bool per_channel, bool relu, co
   std::vector<float> sw;
   for (size_t o = 0; o < (per_channel ? s.o : 1); ++o) {
     zw.push_back(ZeroPoint<TW>(rng, centered));
-    sw.push_back(std::uniform_real_distribution<float>(0.01f, 0.02f)(rng));
+    sw.push_back(UniformFloat(rng, 0.01f, 0.02f));
   }
   std::vector<int32_t> bias;
   if (kRequantize ? seed % 2 == 0 : seed % 2 == 1) {

@@ -39,7 +39,7 @@ void Check(size_t n, size_t c, size_t h, size_t w, const Extents& x_pad, const E
   });
   const T zx = static_cast<T>(std::numeric_limits<T>::min() + static_cast<int>(rng() % 256));
   const T zy = static_cast<T>(std::numeric_limits<T>::min() + static_cast<int>(rng() % 256));
-  const float sx = 0.05f, sy = std::uniform_real_distribution<float>(0.02f, 0.2f)(rng);
+  const float sx = 0.05f, sy = UniformFloat(rng, 0.02f, 0.2f);
   std::vector<T> want;
   for (size_t in = 0; in < n; ++in) {
     for (size_t ic = 0; ic < c; ++ic) {

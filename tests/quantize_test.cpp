@@ -84,7 +84,7 @@ size_t ParamIndex(const Shape& shape, const Extents& index) {
 float ScaleFor(size_t i, Rng& rng) {
   static const float kScales[] = {3.0f, 0.1f, 0.0235294122f, 0.25f, 1.0f, 0.0078125f, 7.3f};
   return rng() % 4 == 0 ? kScales[i % 7]
-                        : std::uniform_real_distribution<float>(0.001f, 10.0f)(rng);
+                        : UniformFloat(rng, 0.001f, 10.0f);
 }
 
 // x values for scale s: exact ties (k + 0.5) s, mixed magnitudes 1e-3..1e3,
@@ -97,7 +97,7 @@ X QuantInput(Rng& rng, float s) {
     return RefConvert<X>((static_cast<float>(k) + 0.5f) * s);
   }
   if (kind < 7) return MixedMagnitude<X>(rng);
-  if (kind < 9) return RefConvert<X>(std::uniform_real_distribution<float>(-140.0f, 140.0f)(rng) * s);
+  if (kind < 9) return RefConvert<X>(UniformFloat(rng, -140.0f, 140.0f) * s);
   static const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
                                    std::numeric_limits<float>::infinity(),
                                    -std::numeric_limits<float>::infinity(), 0.0f, -0.0f};

@@ -130,7 +130,7 @@ TestTensor<T, Strided<>> Random(const Dims& dims, const Extents& pad, uint64_t s
   TestTensor<T, Strided<>> t(dims, pad);
   t.Fill([&](const Extents&) {
     if (scale == kMixed) return MixedMagnitude<T>(rng);
-    return RefConvert<T>(std::uniform_real_distribution<float>(-scale, scale)(rng));
+    return RefConvert<T>(UniformFloat(rng, -scale, scale));
   });
   return t;
 }

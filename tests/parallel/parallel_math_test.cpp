@@ -23,7 +23,7 @@ TestTensor<T, L> Uniform(const Dims& dims, const Extents& pad, float lo, float h
   TestTensor<T, L> t(dims, pad);
   Rng rng(seed);
   t.Fill([&](const Extents&) {
-    return RefConvert<T>(std::uniform_real_distribution<float>(lo, hi)(rng));
+    return RefConvert<T>(UniformFloat(rng, lo, hi));
   });
   return t;
 }

@@ -122,7 +122,7 @@ void CheckStorage(const Unary<kKind, kAccuracy>& op, float lo, float hi) {
   std::vector<T> in;
   for (float x : SpecialValues()) in.push_back(RefConvert<T>(x));
   for (int i = 0; i < 3000; ++i) {
-    in.push_back(RefConvert<T>(std::uniform_real_distribution<float>(lo, hi)(rng)));
+    in.push_back(RefConvert<T>(UniformFloat(rng, lo, hi)));
     in.push_back(MixedMagnitude<T>(rng));
   }
   const size_t n = in.size();
@@ -187,7 +187,7 @@ void CheckViews(const Unary<kKind, kAccuracy>& op) {
   constexpr FastBound kBound = TierTestBound(kKind, kAccuracy);
   Rng rng(11);
   TestTensor<float, Nchw> src({2, 3, 5, 37}, {0, 1, 2, 3});
-  src.Fill([&](const Extents&) { return std::uniform_real_distribution<float>(-4, 4)(rng); });
+  src.Fill([&](const Extents&) { return UniformFloat(rng, -4, 4); });
   const auto window = src.ConstView().Batch(1).Channels(1, 2).Rows(1, 3);
   ForEachTarget([&](int64_t) {
     TestTensor<float, Nchw> dst({1, 2, 4, 37}, {0, 0, 1, 5});

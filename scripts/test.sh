@@ -1,12 +1,10 @@
 #!/bin/sh
 # Builds everything (library tests, examples, benchmarks, consumer projects)
-# with GCC and with clang, and runs the whole test suite for each: GCC's
-# Highway fallback target is SCALAR, clang's is EMU128, and both must pass.
-# Then builds the tests once more with clang's AddressSanitizer and
+# with GCC and runs the whole test suite on the x86 targets from SSE4 up.
+# Then builds the tests with clang's AddressSanitizer and
 # UndefinedBehaviorSanitizer (no recovery: any report fails), with the
 # libFuzzer targets in the same build, and runs them on one target per vector
-# width (clang's x86 targets are split between the two steps: see below).
-# Then runs each libFuzzer target for FUZZ_SECONDS (default 15) from the
+# width. Then runs each libFuzzer target for FUZZ_SECONDS (default 15) from the
 # seed corpus in tests/fuzz/corpus.
 # Then cross-builds tests and examples for 64-bit Arm (GCC) and
 # runs the suite (but the packaging tests, left to armv7) under qemu-user,
@@ -14,10 +12,13 @@
 # NEON with the dot product; SVE_256; SVE2), and the quantized tests on a
 # Cortex-A72 (NEON without the dot product).
 # Then cross-builds for 32-bit Arm (armhf) with two baselines and runs the
-# suite under qemu-arm on a Cortex-A15 and a Cortex-A9 (see armv7 below).
+# suite under qemu-arm on a Cortex-A15 and a Cortex-A9 (see armv7 below):
+# GCC's fallback target, SCALAR, runs there.
 # Then builds Highway 1.2 and Catch2 v3 from Debian trixie's source packages
-# and runs the suite against them, built by clang (newer-deps).
-# Usage: scripts/test.sh [gcc|clang|sanitize|fuzz|aarch64|armv7|newer-deps]   (default: all seven)
+# and runs the suite against them, built by clang, on the x86 targets new in
+# Highway 1.2 and on clang's fallback target, EMU128 (newer-deps).
+# Every x86 target runs in at least one step, most in two (see each step).
+# Usage: scripts/test.sh [gcc|sanitize|fuzz|aarch64|armv7|newer-deps]   (default: all six)
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -31,14 +32,14 @@ run() {
   cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" "$@" \
     >/dev/null || return 1
   cmake --build "build/$name" -j"$jobs" || return 1
-  # shellcheck disable=SC2086
-  (cd "build/$name" && ctest -j"$jobs" --output-on-failure ${ctest_args:-}) || return 1
+  (cd "build/$name" && ctest -j"$jobs" --output-on-failure) || return 1
 }
 
-# The clang steps compile the test files (references, Catch's checks; not
-# the kernels, which keep each step's flags) at -O0: a third of -O1's build
-# time for about 20 s more of running them. (The gcc step keeps the default,
-# GCC's -Og; the Arm steps too, where qemu runs the test code as well.)
+# The clang steps (sanitize, newer-deps) compile the test files (references,
+# Catch's checks; not the kernels, which keep each step's flags) at -O0: a
+# third of -O1's build time for about 20 s more of running them. (The gcc
+# step keeps the default, GCC's -Og; the Arm steps too, where qemu runs the
+# test code as well.)
 test_code_args="-DTENSOROPS_TEST_CODE_FLAGS=-O0"
 
 # UBSan's object-size check is left out: it checks accesses against the
@@ -53,16 +54,16 @@ sanitize_flags="-fsanitize=address,undefined -fno-sanitize=object-size -fno-sani
 # -mssse3 makes SSSE3 the static target, so Highway's emulated EMU128
 # target is not compiled here: with -fsanitize=bounds every lane of its
 # array-backed vectors gets a check, which made this build 7x slower. Its
-# 4-lane shape stays sanitized through SSSE3 (SSE4 is left out below), and EMU128 itself runs
-# the whole suite in the clang step. -O1, as sanitizer builds usually are:
+# 4-lane shape stays sanitized through SSSE3 (SSE4 is left out below), and
+# EMU128 itself runs the whole suite in the newer-deps step. -O1, as sanitizer builds usually are:
 # the build is what takes this step's time, and the checks do not depend on
 # the optimisation level. The test files themselves compile at -O0, as in
 # every clang step (test_code_args above): instrumented, they took 3.5x
 # as long at -O1, and nothing of theirs is optimised away at -O0.
 # Of the x86 targets, the sanitizers run one per vector width: SSSE3, AVX2 and
 # AVX3. SSE4 and AVX3_DL take the same memory paths as SSSE3 and AVX3 (they
-# differ in a few arithmetic instructions, which the gcc and clang steps run
-# on every target), so they are left out of this build (HWY_SSE4 | HWY_AVX3_DL).
+# differ in a few arithmetic instructions, which the gcc step runs), so they
+# are left out of this build (HWY_SSE4 | HWY_AVX3_DL).
 sanitize_args="-DCMAKE_CXX_FLAGS=$sanitize_flags -mssse3 -DHWY_DISABLED_TARGETS=0x880"
 sanitize_configure() {
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
@@ -240,9 +241,11 @@ armv7() {
 # machine's apt configuration is not touched), installed into a prefix in the
 # user's cache directory (TENSOROPS_DEPS_CACHE, default ~/.cache/tensorops),
 # reused by later runs and clones while the source tarballs are unchanged;
-# then the whole suite against that prefix, built by clang (a distribution's Highway is built
-# by GCC, a user's program may well be clang's; and clang compiles the suite
-# in about 60% of GCC's time, while the gcc step covers GCC).
+# then the whole suite against that prefix, built by clang (a distribution's
+# Highway is built by GCC, a user's program may well be clang's; and clang
+# compiles the suite in about 60% of GCC's time, while the gcc step covers
+# GCC). This is also the step that runs the suite built by clang without
+# sanitizers, optimised as users build it.
 newer_deps() {
   echo "== newer-deps: Highway and Catch2 from Debian trixie's sources, then the suite"
   deps=${TENSOROPS_DEPS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tensorops}/newer-deps
@@ -286,12 +289,16 @@ newer_deps() {
     "from $prefix"
   # The x86 targets: one per vector width, and those new in Highway 1.2 (its
   # x86 code is one header per width, whose targets differ in a few
-  # instructions; tensorops' own per-target code runs on every target in the
-  # gcc step): SSE2 (new), AVX2, AVX3_ZEN4 (new) run, AVX3_SPR (new; no
-  # AVX512-FP16 here) is compiled. SSSE3, SSE4, AVX3 and AVX3_DL are left out
-  # (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL).
+  # instructions; tensorops' own per-target code runs on SSE4, AVX3 and
+  # AVX3_DL in the gcc step): EMU128 (clang's fallback, which
+  # HWY_COMPILE_ALL_ATTAINABLE adds), SSE2 (new), AVX2 and AVX3_SPR (new;
+  # the VNNI kernels' clang build; it runs where the CPU has AVX512-FP16).
+  # SSSE3, SSE4, AVX3 and AVX3_DL are left out
+  # (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL); Highway compiles
+  # AVX3_ZEN4 only for builds that ask (HWY_WANT_AVX3_ZEN4).
   run newer-deps clang++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF \
-    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1980 \
+    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
+    "-DCMAKE_CXX_FLAGS=-DHWY_COMPILE_ALL_ATTAINABLE -DHWY_DISABLED_TARGETS=0x1980" \
     "$test_code_args" || return 1
   targets=$(build/newer-deps/tests/dispatch_test \
     "Every compiled target this CPU supports is reached" 2>&1 | runnable_targets)
@@ -299,10 +306,10 @@ newer_deps() {
 }
 
 case "${1:-all}" in
-  gcc | clang | sanitize | fuzz | aarch64 | armv7) configs=$1 ;;
+  gcc | sanitize | fuzz | aarch64 | armv7) configs=$1 ;;
   newer-deps) configs=newer_deps ;;
-  all) configs="gcc clang sanitize fuzz aarch64 armv7 newer_deps" ;;
-  *) echo "usage: $0 [gcc|clang|sanitize|fuzz|aarch64|armv7|newer-deps]" >&2; exit 2 ;;
+  all) configs="gcc sanitize fuzz aarch64 armv7 newer_deps" ;;
+  *) echo "usage: $0 [gcc|sanitize|fuzz|aarch64|armv7|newer-deps]" >&2; exit 2 ;;
 esac
 case "$configs" in
   aarch64 | armv7) ;;
@@ -316,41 +323,22 @@ took() {
   started=$now
 }
 for c in $configs; do
-  if [ "$c" != gcc ] && [ "$c" != clang ]; then
-    if ! $c; then
-      echo "== FAILED: $c" >&2
+  if [ "$c" = gcc ]; then
+    # Of the x86 targets, GCC compiles and runs SSE4, AVX2, AVX3 and AVX3_DL:
+    # SSE4 is the static target (-msse4.2 with the PCLMUL and AES that
+    # Highway's SSE4 includes), so SSSE3 and SCALAR are not compiled. SSSE3
+    # differs from SSE4 only inside Highway's emulation of a few instructions
+    # and runs in the sanitize step; GCC's SCALAR runs on armv7 (the same
+    # code, with 32-bit sizes). The benchmarks and the documentation's C++
+    # blocks are built and run in this step only.
+    if ! run gcc g++ "-DCMAKE_CXX_FLAGS=-msse4.2 -mpclmul -maes"; then
+      echo "== FAILED: gcc" >&2
       exit 1
     fi
-    took "$c"
-    continue
-  fi
-  case $c in
-    # Of the x86 targets, GCC compiles and runs SCALAR, SSE4, AVX2, AVX3 and
-    # AVX3_DL: SSSE3 (HWY_SSSE3 left out) differs from SSE4 only inside
-    # Highway's emulation of a few instructions, and runs under clang in the
-    # sanitize step.
-    gcc) set -- g++ -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1000 ;;
-    # The benchmarks are built once, by GCC (clang building them again cost
-    # CI minutes and tested nothing the GCC build does not).
-    # The documentation's blocks are compiled and run once, by the gcc step.
-    # Of the x86 targets, clang with this Highway compiles and runs EMU128,
-    # SSE4 and AVX3_DL here (HWY_SSSE3 | HWY_AVX2 | HWY_AVX3 left out); SSSE3,
-    # AVX2 and AVX3 in the sanitizer step (the same compiler and Highway, -O1
-    # and instrumented). The newer-deps step runs one target per vector width
-    # with the newer Highway.
-    # The packaging tests (install, find_package, FetchContent) are CMake
-    # logic the gcc, aarch64, armv7 and newer-deps steps run; here they
-    # would only compile the consumers' kernels again with another compiler
-    # (~50 s), which the suite's own kernel library already does.
-    clang) set -- clang++ -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
-      -DCMAKE_CXX_FLAGS=-DHWY_DISABLED_TARGETS=0x1300 "$test_code_args"
-      ctest_args="-LE packaging" ;;
-  esac
-  if ! run "$c" "$@"; then
+  elif ! $c; then
     echo "== FAILED: $c" >&2
     exit 1
   fi
-  ctest_args=""
   took "$c"
 done
 echo "== all tests passed"

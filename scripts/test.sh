@@ -263,7 +263,10 @@ newer_deps() {
     >/dev/null 2>&1) || return 1
   hwy_tar=$(ls "$deps"/download/highway_*.orig.tar.gz | tail -1)
   catch_tar=$(ls "$deps"/download/catch2_*.orig.tar.gz | tail -1)
-  stamp=$(cat "$hwy_tar" "$catch_tar" | sha256sum | cut -d' ' -f1)
+  # Catch2 is built at -O1: it only runs the tests' checks, and builds in
+  # 43 s instead of 59 at -O3. The flags are part of the stamp.
+  catch_flags="-O1 -DNDEBUG"
+  stamp=$( (cat "$hwy_tar" "$catch_tar"; echo "$catch_flags") | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$prefix/.stamp" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$prefix" "$deps/build"
     mkdir -p "$deps/build"
@@ -280,7 +283,8 @@ newer_deps() {
       cmake --build "$hwy_src/build" -j"$jobs" >/dev/null &&
       cmake --install "$hwy_src/build" >/dev/null || return 1
     cmake -S "$catch_src" -B "$catch_src/build" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_TESTING=OFF -DCATCH_INSTALL_DOCS=OFF >/dev/null &&
+      -DCMAKE_CXX_FLAGS_RELEASE="$catch_flags" -DCMAKE_INSTALL_PREFIX="$prefix" \
+      -DBUILD_TESTING=OFF -DCATCH_INSTALL_DOCS=OFF >/dev/null &&
       cmake --build "$catch_src/build" -j"$jobs" >/dev/null &&
       cmake --install "$catch_src/build" >/dev/null || return 1
     echo "$stamp" >"$prefix/.stamp"

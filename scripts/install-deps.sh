@@ -2,8 +2,8 @@
 # Installs the Debian packages tensorops needs that are missing, and nothing
 # else. Usage: scripts/install-deps.sh [--bench|--aarch64|--armv7|--plot]
 #   default  compilers (clang with its sanitizer/libFuzzer runtimes), CMake,
-#            Highway, Catch2, Google Benchmark, ONNX test data, OpenCV imgproc
-#            (the colour tests' oracle), python3 (the documentation test)
+#            Ninja, Highway, Catch2, Google Benchmark, ONNX test data, OpenCV
+#            imgproc (the colour tests' oracle), python3 (the documentation test)
 #   --bench  also the benchmark peers (oneDNN, OpenBLAS, Eigen, SLEEF, XNNPACK);
 #            oneDNN's CMake package requires OpenCL's (Debian's build has the
 #            OpenCL GPU runtime), which apt only recommends, so it is named here
@@ -22,7 +22,7 @@ set -eu
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
-packages="cmake make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata
+packages="cmake ninja-build make g++ clang libclang-rt-dev libhwy-dev catch2 libbenchmark-dev libonnx-testdata
   libopencv-imgproc-dev python3"
 case "${1:-}" in
   --bench)

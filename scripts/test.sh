@@ -52,8 +52,8 @@ run() {
 # SSE4 includes), so SSSE3 and SCALAR are not compiled. SSSE3 differs from
 # SSE4 only inside Highway's emulation of a few instructions and runs in the
 # sanitize step; GCC's SCALAR runs on armv7 (the same code, with 32-bit
-# sizes). The benchmarks and the documentation's C++ blocks are built and
-# run in this step only.
+# sizes). The benchmarks, the documentation's C++ blocks and the developer
+# tools (tools/) are built, and the first two run, in this step only.
 gcc() {
   run gcc g++ "-DCMAKE_CXX_FLAGS=-msse4.2 -mpclmul -maes"
 }
@@ -97,7 +97,8 @@ sanitize_configure() {
   fresh_if_make build/sanitize
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     "$sanitize_args" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-    -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_FUZZERS=ON -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
+    -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_TOOLS=OFF -DTENSOROPS_BUILD_FUZZERS=ON \
+    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
     "$test_code_args -fsanitize=pointer-overflow" >/dev/null
 }
 
@@ -333,7 +334,7 @@ newer_deps() {
   # (HWY_WANT_AVX3_ZEN4; tensorops does not), and which only Zen 4 CPUs run
   # (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL | HWY_AVX3_ZEN4).
   run newer-deps clang++ -DCMAKE_PREFIX_PATH="$prefix" -DTENSOROPS_BUILD_BENCHMARKS=OFF \
-    -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
+    -DTENSOROPS_BUILD_TOOLS=OFF -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
     "-DCMAKE_CXX_FLAGS=-DHWY_COMPILE_ALL_ATTAINABLE -DHWY_DISABLED_TARGETS=0x19c0" \
     "$test_code_args" || return 1
   targets=$(build/newer-deps/tests/dispatch_test \

@@ -168,9 +168,10 @@ void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Exte
   });
 }
 
+// NCHW with `seed`, NHWC with seed + 1 (NHWC only: the same NHWC data).
 template <Stages kStages, class TX, class TY>
-void CheckBothLayouts(const Shape& s, const Conv& conv, uint64_t seed) {
-  Check<kStages, TX, TY, Nchw>(s, conv, {}, {}, seed);
+void CheckBothLayouts(const Shape& s, const Conv& conv, uint64_t seed, bool nhwc_only = false) {
+  if (!nhwc_only) Check<kStages, TX, TY, Nchw>(s, conv, {}, {}, seed);
   Check<kStages, TX, TY, Nhwc>(s, conv, {}, {}, seed + 1);
 }
 
@@ -278,21 +279,15 @@ TEST_CASE("Conv: padded pitches and sub-views", "[conv]") {
 
 // Each shape at strides 1 and 2 with `pads`: bias + residual + ReLU into
 // float, bias into float16 from float16, bfloat16 x into float, both layouts
-// (or NHWC only, with the data NHWC gets from both).
+// (or NHWC only).
 void CheckEpiloguesAndStorage(const std::vector<Shape>& shapes, Pads2 pads, uint64_t seed,
                               bool nhwc_only = false) {
   for (const Shape& s : shapes) {
     for (size_t st : {1, 2}) {
       const Conv conv{.strides = {st, st}, .pads = pads};
-      if (nhwc_only) {
-        Check<Stages::kBiasResidualRelu, float, float, Nhwc>(s, conv, {}, {}, seed + 1);
-        Check<Stages::kBias, hwy::float16_t, hwy::float16_t, Nhwc>(s, conv, {}, {}, seed + 3);
-        Check<Stages::kNone, hwy::bfloat16_t, float, Nhwc>(s, conv, {}, {}, seed + 5);
-      } else {
-        CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed);
-        CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2);
-        CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4);
-      }
+      CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed, nhwc_only);
+      CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2, nhwc_only);
+      CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4, nhwc_only);
       seed += 6;
     }
   }

@@ -27,11 +27,17 @@ jobs=$(nproc)
 # across targets, where make's per-target steps leave one idle. The
 # consumer projects inherit it.
 export CMAKE_GENERATOR=Ninja
-# A build directory configured by make earlier is configured afresh.
-fresh_if_make() {
-  if grep -qs '^CMAKE_GENERATOR:INTERNAL=Unix Makefiles' "$1/CMakeCache.txt"; then
-    rm -rf "$1/CMakeCache.txt" "$1/CMakeFiles"
+
+# configure <build dir> <cmake options...>: a Release configuration of this
+# source tree, quietly. A directory configured by make earlier is
+# configured afresh (CMake refuses to change a directory's generator).
+configure() {
+  configure_dir=$1
+  shift
+  if grep -qs '^CMAKE_GENERATOR:INTERNAL=Unix Makefiles' "$configure_dir/CMakeCache.txt"; then
+    rm -rf "$configure_dir/CMakeCache.txt" "$configure_dir/CMakeFiles"
   fi
+  cmake -S . -B "$configure_dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 }
 
 # Every step checks its own status: `set -e` does not apply inside a
@@ -40,9 +46,7 @@ run() {
   name=$1 cxx=$2
   shift 2
   echo "== $name: configure, build, test"
-  fresh_if_make "build/$name"
-  cmake -S . -B "build/$name" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" "$@" \
-    >/dev/null || return 1
+  configure "build/$name" -DCMAKE_CXX_COMPILER="$cxx" "$@" || return 1
   cmake --build "build/$name" -j"$jobs" || return 1
   (cd "build/$name" && ctest -j"$jobs" --output-on-failure) || return 1
 }
@@ -85,21 +89,21 @@ sanitize_flags="-fsanitize=address,undefined -fno-sanitize=object-size,pointer-o
 # 4-lane shape stays sanitized through SSSE3 (SSE4 is left out below), and
 # EMU128 itself runs the whole suite in the newer-deps step. -O1, as
 # sanitizer builds usually are: the build is what takes this step's time,
-# and the checks do not depend on the optimisation level. The test files themselves compile at -O0, as in
-# every clang step (test_code_args above): instrumented, they took 3.5x
-# as long at -O1, and nothing of theirs is optimised away at -O0.
+# and the checks do not depend on the optimisation level. The test files
+# themselves compile at -O0, as in every clang step (test_code_args above):
+# instrumented, they took 3.5x as long at -O1, and nothing of theirs is
+# optimised away at -O0.
 # Of the x86 targets, the sanitizers run one per vector width: SSSE3, AVX2 and
 # AVX3. SSE4 and AVX3_DL take the same memory paths as SSSE3 and AVX3 (they
 # differ in a few arithmetic instructions, which the gcc step runs), so they
 # are left out of this build (HWY_SSE4 | HWY_AVX3_DL).
 sanitize_args="-DCMAKE_CXX_FLAGS=$sanitize_flags -mssse3 -DHWY_DISABLED_TARGETS=0x880"
 sanitize_configure() {
-  fresh_if_make build/sanitize
-  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+  configure build/sanitize -DCMAKE_CXX_COMPILER=clang++ \
     "$sanitize_args" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DTENSOROPS_BUILD_BENCHMARKS=OFF -DTENSOROPS_BUILD_TOOLS=OFF -DTENSOROPS_BUILD_FUZZERS=ON \
     -DTENSOROPS_TEST_DOC_SNIPPETS=OFF \
-    "$test_code_args -fsanitize=pointer-overflow" >/dev/null
+    "$test_code_args -fsanitize=pointer-overflow"
 }
 
 sanitize() {
@@ -182,10 +186,9 @@ aarch64() {
   # No benchmarks: speed under emulation means nothing. -O2, as Debian builds
   # its packages and camera SDKs their applications (and a quarter faster to
   # compile than -O3; the x86 steps test -O3).
-  fresh_if_make build/aarch64
-  cmake -S . -B build/aarch64 -DCMAKE_BUILD_TYPE=Release -DTENSOROPS_BUILD_BENCHMARKS=OFF \
+  configure build/aarch64 -DTENSOROPS_BUILD_BENCHMARKS=OFF \
     -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
-    -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake >/dev/null || return 1
+    -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake || return 1
   cmake --build build/aarch64 -j"$jobs" || return 1
   # The packaging tests (install, find_package, FetchContent: CMake logic)
   # are left to the gcc, armv7 and newer-deps steps; armv7's build the
@@ -234,11 +237,10 @@ armv7() {
     if [ $baseline = debian ]; then
       only_tests="-DTENSOROPS_BUILD_EXAMPLES=OFF" skip="-LE packaging|compiler"
     fi
-    fresh_if_make "$dir"
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTENSOROPS_BUILD_BENCHMARKS=OFF \
+    configure "$dir" -DTENSOROPS_BUILD_BENCHMARKS=OFF \
       -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" $only_tests \
       -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-linux-gnueabihf.cmake \
-      -DTENSOROPS_ARMV7_BASELINE=$baseline >/dev/null || return 1
+      -DTENSOROPS_ARMV7_BASELINE=$baseline || return 1
     cmake --build "$dir" -j"$jobs" || return 1
     if [ $baseline = camera ]; then
       fused=$(for f in "$dir"/tests/*_test "$dir"/examples/*; do

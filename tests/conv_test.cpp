@@ -317,6 +317,13 @@ TEST_CASE("Conv: few input channels read in place, stem-like rows", "[conv]") {
 TEST_CASE("Conv: depthwise 3x3 rows inside the input, many channels", "[conv]") {
   CheckEpiloguesAndStorage({{1, 40, 5, 23, 40, 40, 3, 3}}, {1, 1, 1, 1}, 3500);
   CheckEpiloguesAndStorage({{1, 1000, 4, 22, 1000, 1000, 3, 3}}, {1, 1, 1, 1}, 3512, true);
+  // Small planes, mostly border: windows with one, two and three rows inside
+  // x, and rows with fewer outputs inside than a group of four.
+  CheckEpiloguesAndStorage({{1, 40, 1, 9, 40, 40, 3, 3},
+                            {1, 40, 2, 6, 40, 40, 3, 3},
+                            {2, 48, 7, 7, 48, 48, 3, 3},
+                            {1, 33, 3, 2, 33, 33, 3, 3}},
+                           {1, 1, 1, 1}, 3524);
   // An activation computed in double lanes goes through a row of sums and
   // the epilogue's pass: the same bits as the unfused call and then Unary.
   Rng rng(3600);

@@ -509,110 +509,18 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
 
   // ---------------------------------------------------------- depthwise
 
-  // NHWC, channels across lanes: output row by output row, each pixel's
-  // channels in groups of four vectors (four independent FMA chains) over the
-  // taps inside the input. Sums go to y directly (float, no stages) or to a
-  // row of scratch that the epilogue pass turns into y.
+  // NHWC, channels across lanes, output row by output row. Sums go to y
+  // directly (float, no stages) or to a row of scratch that the epilogue
+  // pass turns into y.
   static void DepthwiseNhwc(const Job& job, float* scratch) {
-    const hn::ScalableTag<float> d;
-    const size_t lanes = hn::Lanes(d);
+    const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
-    const size_t kw = job.w.kernel;
-    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between tap rows
-    const size_t col_step = job.w.dilation * job.x_stride[3];  // and tap columns
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
-      const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
-      const size_t first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation));
-      // A row whose 3x3 windows lie inside x between InsideBegin and
-      // InsideEnd runs those outputs four at a time (Depthwise3x3Inside).
-      size_t fast_begin = 0, fast_end = 0;
-      if (Depthwise3x3Fits(job, channels, lanes) && i0 == 0 && i1 == 3) {
-        fast_begin = job.w.InsideBegin();
-        const size_t end = job.w.InsideEnd();
-        if (end > fast_begin) fast_end = fast_begin + (end - fast_begin) / 4 * 4;
-      }
-      if (fast_end > fast_begin) {
-        const auto inside = job.w.stride == 1 ? &Depthwise3x3Inside<1> : &Depthwise3x3Inside<2>;
-        inside(job, n, oh, fast_begin, fast_end, scratch);
-      }
-      for (size_t ow = 0; ow < job.w.out; ++ow) {
-        if (ow == fast_begin && fast_end > fast_begin) ow = fast_end;
-        if (ow >= job.w.out) break;
-        const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
-        const size_t first_col =
-            static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation));
-        // The first tap inside the input; tap (i, j) is (i - i0) row steps
-        // and (j - j0) column steps from it.
-        const TX* x0 = XAt(job, n, 0, first_row, first_col);
-        const float* w0 = job.weights + (i0 * kw + j0) * channels;
-        const auto x_at = [&](size_t i, size_t j) {
-          return detail::AdvanceBytes(x0, (i - i0) * row_step + (j - j0) * col_step);
-        };
-        const auto w_at = [&](size_t i, size_t j) { return w0 + ((i - i0) * kw + (j - j0)) * channels; };
-        TY* y = YAt(job, n, 0, oh, ow);
-        float* sums = scratch + ow * channels;
-        States states{};
-        if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, ow);
-        const auto store = [&](auto v, size_t c, size_t count) {
-          if constexpr (kSumsToScratch) {
-            StoreUpToFromF32<float>(d, v, sums + c, count);
-          } else {
-            StoreOutputs(d, v, states, 0, c, y + c, count);
-          }
-        };
-        if (channels < lanes) {  // fewer channels than one vector: partial loads
-          auto a = hn::Zero(d);
-          for (size_t i = i0; i < i1; ++i) {
-            for (size_t j = j0; j < j1; ++j) {
-              a = TileMulAdd(LoadUpToAsF32<float>(d, w_at(i, j), channels),
-                             LoadUpToAsF32<TX>(d, x_at(i, j), channels), a);
-            }
-          }
-          store(a, 0, channels);
-          continue;
-        }
-        // Four vectors of channels per step (four FMA chains); the rest as
-        // one, two or four vectors that end at the last channel, overlapping
-        // the ones before: whole loads only, and the overlapped channels are
-        // computed again to the same values.
-        const auto step = [&](size_t c, auto chains) {
-          constexpr size_t kChains = decltype(chains)::value;
-          const size_t last = channels - lanes;
-          const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
-                       c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
-          auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-          for (size_t i = i0; i < i1; ++i) {
-            for (size_t j = j0; j < j1; ++j) {
-              const TX* px = x_at(i, j);
-              const float* pw = w_at(i, j);
-              a0 = TileMulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
-              if constexpr (kChains > 1) {
-                a1 = TileMulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
-              }
-              if constexpr (kChains > 2) {
-                a2 = TileMulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
-                a3 = TileMulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
-              }
-            }
-          }
-          store(a0, c0, lanes);
-          if constexpr (kChains > 1) store(a1, c1, lanes);
-          if constexpr (kChains > 2) {
-            store(a2, c2, lanes);
-            store(a3, c3, lanes);
-          }
-        };
-        size_t c = 0;
-        for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>());
-        const size_t rest = channels - c;
-        if (rest > 2 * lanes) {
-          step(c, std::integral_constant<size_t, 4>());
-        } else if (rest > lanes) {
-          step(c, std::integral_constant<size_t, 2>());
-        } else if (rest > 0) {
-          step(c, std::integral_constant<size_t, 1>());
-        }
+      if (Depthwise3x3Fits(job, channels, lanes)) {
+        (job.w.stride == 1 ? &Depthwise3x3Row<1> : &Depthwise3x3Row<2>)(job, n, oh, scratch);
+      } else {
+        DepthwiseRow(job, n, oh, scratch);
       }
       if constexpr (kSumsToScratch) {
         GemmEpiloguePass<float, TY>(scratch, channels * sizeof(float), 1.0f, YAt(job, n, 0, oh, 0),
@@ -622,96 +530,257 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     }
   }
 
+  // Row oh of image n for any kernel, stride and dilation: pixel by pixel,
+  // each pixel's channels in groups of four vectors (four independent FMA
+  // chains) over the taps inside the input, a weight loaded beside each x.
+  static void DepthwiseRow(const Job& job, size_t n, size_t oh, float* scratch) {
+    const hn::ScalableTag<float> d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t channels = job.out_channels;
+    const size_t kw = job.w.kernel;
+    const size_t row_step = job.h.dilation * job.x_stride[2];  // bytes between tap rows
+    const size_t col_step = job.w.dilation * job.x_stride[3];  // and tap columns
+    const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
+    const size_t first_row =
+        static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(i0 * job.h.dilation));
+    for (size_t ow = 0; ow < job.w.out; ++ow) {
+      const size_t j0 = job.w.FirstTap(ow), j1 = job.w.EndTap(ow);
+      const size_t first_col =
+          static_cast<size_t>(job.w.Start(ow) + static_cast<int64_t>(j0 * job.w.dilation));
+      // The first tap inside the input; tap (i, j) is (i - i0) row steps
+      // and (j - j0) column steps from it.
+      const TX* x0 = XAt(job, n, 0, first_row, first_col);
+      const float* w0 = job.weights + (i0 * kw + j0) * channels;
+      const auto x_at = [&](size_t i, size_t j) {
+        return detail::AdvanceBytes(x0, (i - i0) * row_step + (j - j0) * col_step);
+      };
+      const auto w_at = [&](size_t i, size_t j) { return w0 + ((i - i0) * kw + (j - j0)) * channels; };
+      TY* y = YAt(job, n, 0, oh, ow);
+      float* sums = scratch + ow * channels;
+      States states{};
+      if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, ow);
+      const auto store = [&](auto v, size_t c, size_t count) {
+        if constexpr (kSumsToScratch) {
+          StoreUpToFromF32<float>(d, v, sums + c, count);
+        } else {
+          StoreOutputs(d, v, states, 0, c, y + c, count);
+        }
+      };
+      if (channels < lanes) {  // fewer channels than one vector: partial loads
+        auto a = hn::Zero(d);
+        for (size_t i = i0; i < i1; ++i) {
+          for (size_t j = j0; j < j1; ++j) {
+            a = TileMulAdd(LoadUpToAsF32<float>(d, w_at(i, j), channels),
+                           LoadUpToAsF32<TX>(d, x_at(i, j), channels), a);
+          }
+        }
+        store(a, 0, channels);
+        continue;
+      }
+      // Four vectors of channels per step (four FMA chains); the rest as
+      // one, two or four vectors that end at the last channel, overlapping
+      // the ones before: whole loads only, and the overlapped channels are
+      // computed again to the same values.
+      const auto step = [&](size_t c, auto chains) {
+        constexpr size_t kChains = decltype(chains)::value;
+        const size_t last = channels - lanes;
+        const size_t c0 = HWY_MIN(c, last), c1 = HWY_MIN(c + lanes, last),
+                     c2 = HWY_MIN(c + 2 * lanes, last), c3 = HWY_MIN(c + 3 * lanes, last);
+        auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+        for (size_t i = i0; i < i1; ++i) {
+          for (size_t j = j0; j < j1; ++j) {
+            const TX* px = x_at(i, j);
+            const float* pw = w_at(i, j);
+            a0 = TileMulAdd(hn::LoadU(d, pw + c0), LoadAsF32<TX>(d, px + c0), a0);
+            if constexpr (kChains > 1) {
+              a1 = TileMulAdd(hn::LoadU(d, pw + c1), LoadAsF32<TX>(d, px + c1), a1);
+            }
+            if constexpr (kChains > 2) {
+              a2 = TileMulAdd(hn::LoadU(d, pw + c2), LoadAsF32<TX>(d, px + c2), a2);
+              a3 = TileMulAdd(hn::LoadU(d, pw + c3), LoadAsF32<TX>(d, px + c3), a3);
+            }
+          }
+        }
+        store(a0, c0, lanes);
+        if constexpr (kChains > 1) store(a1, c1, lanes);
+        if constexpr (kChains > 2) {
+          store(a2, c2, lanes);
+          store(a3, c3, lanes);
+        }
+      };
+      size_t c = 0;
+      for (; c + 4 * lanes <= channels; c += 4 * lanes) step(c, std::integral_constant<size_t, 4>());
+      const size_t rest = channels - c;
+      if (rest > 2 * lanes) {
+        step(c, std::integral_constant<size_t, 4>());
+      } else if (rest > lanes) {
+        step(c, std::integral_constant<size_t, 2>());
+      } else if (rest > 0) {
+        step(c, std::integral_constant<size_t, 1>());
+      }
+    }
+  }
+
   // 3x3, no dilation, stride 1 or 2 along the row, at least a vector of
-  // channels: the shape Depthwise3x3Inside takes.
+  // channels: the shape Depthwise3x3Row takes (any pads, any row stride).
   static bool Depthwise3x3Fits(const Job& job, size_t channels, size_t lanes) {
     return job.h.kernel == 3 && job.w.kernel == 3 && job.h.dilation == 1 && job.w.dilation == 1 &&
            (job.w.stride == 1 || job.w.stride == 2) && channels >= lanes;
   }
 
-  // Outputs [ow_begin, ow_end) of row oh (a multiple of four, every tap
-  // inside x): one vector of channels at a time, its nine weights held in
-  // registers across a stretch of the row, four outputs per pass. The loads
-  // of x are the only ones in the tap loop, so it issues one per
-  // multiply-add where the pixel-by-pixel loop issues two. A stretch's three
-  // rows of x take about twice L1: the next vector of channels finds them
-  // in L1 or L2 (a whole row at stride 2 left them to memory; half of L1
-  // costs a reload of the weights per few outputs). The sums and their
-  // order per output are the other loop's: the same bits.
+  // Row oh of image n, 3x3 windows (Depthwise3x3Fits): the rows whose
+  // windows have all three rows or two of them inside x take
+  // Depthwise3x3Stretches; a window of one row inside x (an input one row
+  // high, or two rows of padding) takes DepthwiseRow.
   template <size_t kStride>
-  static void Depthwise3x3Inside(const Job& job, size_t n, size_t oh, size_t ow_begin,
-                                 size_t ow_end, float* scratch) {
-    const hn::ScalableTag<float> d;
-    const size_t lanes = hn::Lanes(d);
+  static void Depthwise3x3Row(const Job& job, size_t n, size_t oh, float* scratch) {
+    switch (job.h.EndTap(oh) - job.h.FirstTap(oh)) {
+      case 3:
+        return Depthwise3x3Stretches<kStride, 3>(job, n, oh, scratch);
+      case 2:
+        return Depthwise3x3Stretches<kStride, 2>(job, n, oh, scratch);
+      default:
+        return DepthwiseRow(job, n, oh, scratch);
+    }
+  }
+
+  // A stretch [o0, o1) of output row oh of image n (Depthwise3x3Stretches).
+  struct Stretch3x3 {
+    size_t n, oh, o0, o1;
+    size_t quad_begin, quad_end;  // outputs [quad_begin, quad_end) run four at a time
+    size_t i0, first_row;         // the window's first row inside x, and that row of x
+  };
+
+  // Row oh of image n whose windows have kRows rows inside x, one vector of
+  // channels at a time with those rows' weights held in registers across a
+  // stretch of the row: the loads of x are the only ones in the tap loop,
+  // one per multiply-add where DepthwiseRow issues two. Outputs whose
+  // windows lie inside x along the row run four at a time (four FMA chains),
+  // the others (the borders, the last few inside) one at a time over their
+  // columns inside x, so that small planes, mostly border, keep the weights
+  // in registers too. A stretch's rows of x take about twice L1: the next
+  // vector of channels finds them in L1 or L2 (a whole row at stride 2 left
+  // them to memory; half of L1 costs a reload of the weights per few
+  // outputs). Each output sums its taps in DepthwiseRow's order: the same
+  // bits.
+  template <size_t kStride, size_t kRows>
+  static void Depthwise3x3Stretches(const Job& job, size_t n, size_t oh, float* scratch) {
+    const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
-    const size_t bytes_per_output = 3 * kStride * channels * sizeof(TX);
+    const size_t bytes_per_output = kRows * kStride * channels * sizeof(TX);
     const size_t stretch = HWY_MAX(4, 2 * job.caches.l1 / bytes_per_output / 4 * 4);
-    for (size_t o0 = ow_begin; o0 < ow_end; o0 += stretch) {
-      const size_t o1 = HWY_MIN(o0 + stretch, ow_end);
-      const TX* x_begin = XAt(job, n, 0, static_cast<size_t>(job.h.Start(oh)),
-                              static_cast<size_t>(job.w.Start(o0)));
+    Stretch3x3 s{};
+    s.n = n;
+    s.oh = oh;
+    s.i0 = job.h.FirstTap(oh);
+    s.first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(s.i0));
+    s.quad_begin = job.w.InsideBegin();
+    const size_t inside_end = HWY_MAX(job.w.InsideEnd(), s.quad_begin);
+    s.quad_end = s.quad_begin + (inside_end - s.quad_begin) / 4 * 4;
+    // Stretches end a whole number of stretches after the first quad, so
+    // that none splits a quad.
+    for (s.o0 = 0; s.o0 < job.w.out; s.o0 = s.o1) {
+      s.o1 = HWY_MIN(job.w.out, HWY_MAX(s.o0, s.quad_begin) + stretch);
       States states{};  // rows of the stages are the stretch's outputs
-      if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, o0);
+      if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, s.o0);
       for (size_t c = 0; c < channels; c += lanes) {
         const size_t cv = HWY_MIN(c, channels - lanes);  // the last vector ends at the last channel
-        Depthwise3x3Taps<kStride>(std::make_index_sequence<9>{}, job, n, oh, o0, o1, cv,
-                                  x_begin + cv, states, scratch);
+        Depthwise3x3Taps<kStride>(std::make_index_sequence<3 * kRows>{}, job, s, cv, states,
+                                  scratch);
       }
     }
   }
 
-  // Depthwise3x3Pixels with the nine weights of channels [cv, cv + lanes)
-  // loaded (tap t at job.weights + t * channels + cv).
+  // Depthwise3x3Stretch with the weights of window rows [s.i0, s.i0 +
+  // kRows) for channels [cv, cv + lanes) loaded (tap t at job.weights + t *
+  // channels + cv).
   template <size_t kStride, size_t... kTap>
-  HWY_INLINE static void Depthwise3x3Taps(std::index_sequence<kTap...>, const Job& job, size_t n,
-                                          size_t oh, size_t ow_begin, size_t ow_end, size_t cv,
-                                          const TX* x, const States& states, float* scratch) {
+  HWY_INLINE static void Depthwise3x3Taps(std::index_sequence<kTap...>, const Job& job,
+                                          const Stretch3x3& s, size_t cv, const States& states,
+                                          float* scratch) {
     const hn::ScalableTag<float> d;
-    const float* w = job.weights + cv;
-    Depthwise3x3Pixels<kStride>(job, n, oh, ow_begin, ow_end, cv, x, states, scratch,
-                                hn::LoadU(d, w + kTap * job.out_channels)...);
+    const float* w = job.weights + 3 * s.i0 * job.out_channels + cv;
+    Depthwise3x3Stretch<kStride>(job, s, cv, states, scratch,
+                                 hn::LoadU(d, w + kTap * job.out_channels)...);
   }
 
-  // Depthwise3x3Inside's pass over outputs [ow_begin, ow_end) for channels
-  // [cv, cv + lanes); x points at channel cv of the first output's top-left
-  // tap, `states` are the stages' from that output on, w... the nine weights
-  // (tap i * 3 + j), as a pack of separate vectors.
+  // Depthwise3x3Stretches' pass over stretch s for channels [cv, cv +
+  // lanes); `states` are the stages' from output s.o0 on, w... the weights
+  // of the window's rows inside x (3 r + j for the r-th such row, tap j),
+  // as a pack of separate vectors.
   template <size_t kStride, class... W>
-  HWY_INLINE static void Depthwise3x3Pixels(const Job& job, size_t n, size_t oh, size_t ow_begin,
-                                            size_t ow_end, size_t cv, const TX* x,
-                                            const States& states, float* scratch, W... w) {
-    static_assert(sizeof...(W) == 9, "nine taps");
+  HWY_INLINE static void Depthwise3x3Stretch(const Job& job, const Stretch3x3& s, size_t cv,
+                                             const States& states, float* scratch, W... w) {
+    constexpr size_t kRows = sizeof...(W) / 3;
     const hn::ScalableTag<float> d;
     const size_t lanes = hn::Lanes(d);
     const size_t channels = job.out_channels;
     const size_t row_step = job.x_stride[2], col_step = job.x_stride[3];
     const size_t pixel_step = kStride * col_step;  // bytes between outputs' windows
-    for (size_t ow = ow_begin; ow < ow_end; ow += 4) {
-      auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-      Unroll<3>([&](auto i) {
-        const TX* row = detail::AdvanceBytes(x, decltype(i)::value * row_step);
-        Unroll<3>([&](auto j) {
-          const auto wt = Nth<3 * decltype(i)::value + decltype(j)::value>(w...);
-          const TX* tap = detail::AdvanceBytes(row, decltype(j)::value * col_step);
-          a0 = TileMulAdd(wt, LoadAsF32<TX>(d, tap), a0);
-          a1 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, pixel_step)), a1);
-          a2 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, 2 * pixel_step)), a2);
-          a3 = TileMulAdd(wt, LoadAsF32<TX>(d, detail::AdvanceBytes(tap, 3 * pixel_step)), a3);
+    const TX* x_row = XAt(job, s.n, cv, s.first_row, 0);
+    TY* y_row = YAt(job, s.n, cv, s.oh, 0);
+    const auto store = [&](size_t o, auto v) TENSOROPS_INLINE_LAMBDA {
+      if constexpr (kSumsToScratch) {
+        StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
+      } else {
+        StoreOutputs(d, v, states, o - s.o0, cv, detail::AdvanceBytes(y_row, o * job.y_stride[3]),
+                     lanes);
+      }
+    };
+    // Output o alone, over its taps inside x.
+    const auto single = [&](size_t o) TENSOROPS_INLINE_LAMBDA {
+      const size_t j0 = job.w.FirstTap(o), j1 = job.w.EndTap(o);
+      const TX* x = detail::AdvanceBytes(
+          x_row, static_cast<size_t>(job.w.Start(o) + static_cast<int64_t>(j0)) * col_step);
+      auto a = hn::Zero(d);
+      Unroll<kRows>([&](auto r) TENSOROPS_INLINE_LAMBDA {
+        const TX* row = detail::AdvanceBytes(x, decltype(r)::value * row_step);
+        Unroll<3>([&](auto j) TENSOROPS_INLINE_LAMBDA {
+          constexpr size_t kJ = decltype(j)::value;
+          if (kJ >= j0 && kJ < j1) {
+            a = TileMulAdd(Nth<3 * decltype(r)::value + kJ>(w...),
+                           LoadAsF32<TX>(d, detail::AdvanceBytes(row, (kJ - j0) * col_step)), a);
+          }
         });
       });
-      const auto store = [&](size_t o, auto v) {
-        if constexpr (kSumsToScratch) {
-          StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
-        } else {
-          StoreOutputs(d, v, states, o - ow_begin, cv, YAt(job, n, 0, oh, o) + cv, lanes);
-        }
-      };
-      store(ow, a0);
-      store(ow + 1, a1);
-      store(ow + 2, a2);
-      store(ow + 3, a3);
-      x = detail::AdvanceBytes(x, 4 * pixel_step);
+      store(o, a);
+    };
+    size_t o = s.o0;
+    for (; o < s.o1 && o < s.quad_begin; ++o) single(o);
+    const size_t quads_end = HWY_MIN(s.o1, s.quad_end);
+    if (o + 4 <= quads_end) {
+      // The four windows span 3 + 3 kStride columns of x: each column is
+      // loaded once and feeds every output whose window holds it, so a
+      // row costs 6 (stride 1) or 9 (stride 2) loads instead of 12. Output
+      // k takes column q as its tap q - k kStride, in increasing order:
+      // DepthwiseRow's order of taps.
+      constexpr size_t kColumns = 3 * kStride + 3;
+      const TX* x = detail::AdvanceBytes(x_row, static_cast<size_t>(job.w.Start(o)) * col_step);
+      for (; o + 4 <= quads_end; o += 4) {
+        auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+        Unroll<kRows>([&](auto r) TENSOROPS_INLINE_LAMBDA {
+          constexpr size_t kR = decltype(r)::value;
+          const TX* row = detail::AdvanceBytes(x, kR * row_step);
+          Unroll<kColumns>([&](auto q) TENSOROPS_INLINE_LAMBDA {
+            constexpr size_t kQ = decltype(q)::value;
+            const auto column = LoadAsF32<TX>(d, detail::AdvanceBytes(row, kQ * col_step));
+            Unroll<4>([&](auto k) TENSOROPS_INLINE_LAMBDA {
+              constexpr size_t kK = decltype(k)::value;
+              if constexpr (kQ >= kK * kStride && kQ < kK * kStride + 3) {
+                auto& sum = Nth<kK>(a0, a1, a2, a3);
+                sum = TileMulAdd(Nth<3 * kR + kQ - kK * kStride>(w...), column, sum);
+              }
+            });
+          });
+        });
+        store(o, a0);
+        store(o + 1, a1);
+        store(o + 2, a2);
+        store(o + 3, a3);
+        x = detail::AdvanceBytes(x, 4 * pixel_step);
+      }
     }
+    for (; o < s.o1; ++o) single(o);
   }
 
   // NCHW, output columns across lanes: each input plane is copied once,

@@ -15,13 +15,15 @@
 // logit difference, relative to the largest logit, against it.
 //
 // Then it times each layer (the best of --runs forward passes, one thread)
-// and, where the bench was built with oneDNN, the same convolutions through
-// oneDNN's primitives (NHWC, weights reordered once, bias + ReLU post-op:
-// the closest fusion it offers per layer), and prints both sums.
+// and, where the bench was built with them, the same convolutions through
+// oneDNN's primitives and XNNPACK's operators (NHWC, weights reordered or
+// packed once, bias + ReLU fused: the closest fusion both offer per layer),
+// and prints the sums.
 //
 // Usage: network [--runs N] [--net mobilenet_v2|shufflenet_v2|mobilenet_v2_int8|all]
 // (the int8 network is bench/network_int8.cpp)
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -64,13 +66,17 @@ struct Slice {
 
 enum class Act_ { kNone, kRelu, kRelu6 };
 
+constexpr std::array<const char*, 2> kPeerNames = {"oneDNN", "XNNPACK"};
+
 struct Layer {
   std::string name;
   double flops = 0;
   std::function<void()> run;        // tensorops, float
   std::function<void()> reference;  // the same in double
-  std::function<bool()> onednn;     // the convolution through oneDNN (timing only), or empty
-  double ns = INFINITY, onednn_ns = INFINITY;
+  // The convolution through each peer (kPeerNames; timing only), or empty.
+  std::array<std::function<bool()>, 2> peers;
+  double ns = INFINITY;
+  std::array<double, 2> peer_ns = {INFINITY, INFINITY};
 };
 
 struct Net {
@@ -149,11 +155,12 @@ void AddConv(Net& net, const std::string& name, Slice in, Slice out, size_t k, s
       }
     }
   };
-  // oneDNN on dense copies of the same shapes (timing only).
+  // The peers on dense copies of the same shapes (timing only).
   const ConvArgs args{1, cin, in.h(), in.w(), cout, groups, k, stride, pad, true};
   auto x_dense = std::make_shared<std::vector<float>>(cin * in.h() * in.w(), 0.5f);
   auto y_dense = std::make_shared<std::vector<float>>(cout * out.h() * out.w());
-  layer.onednn = [=] { return OneDnnConv(args, x_dense->data(), weights->data(), bias->data(), y_dense->data()); };
+  layer.peers[0] = [=] { return OneDnnConv(args, x_dense->data(), weights->data(), bias->data(), y_dense->data()); };
+  layer.peers[1] = [=] { return XnnpackConv(args, x_dense->data(), weights->data(), bias->data(), y_dense->data()); };
   net.layers.push_back(std::move(layer));
 }
 
@@ -401,45 +408,50 @@ int RunNet(const std::string& name, int runs) {
   std::printf(" (double:");
   for (size_t r = 0; r < Head::kTop; ++r) std::printf(" %zu", order[r]);
   std::printf("): %s\n", ok ? "ok" : "FAILED");
-  // Time: the best of `runs` passes per layer.
-  bool have_onednn = true;
+  // Time: the best of `runs` passes per layer. A peer that fails once (not
+  // built in, or no fair peer under a forced target) is left out.
+  std::array<bool, 2> have = {true, true};
   for (int r = 0; r < runs; ++r) {
     for (Layer& l : net.layers) {
       double t = NowNs();
       l.run();
       l.ns = std::min(l.ns, NowNs() - t);
-      if (l.onednn && have_onednn) {
+      for (size_t p = 0; p < l.peers.size(); ++p) {
+        if (!l.peers[p] || !have[p]) continue;
         t = NowNs();
-        have_onednn = l.onednn();
-        l.onednn_ns = std::min(l.onednn_ns, NowNs() - t);
+        have[p] = l.peers[p]();
+        l.peer_ns[p] = std::min(l.peer_ns[p], NowNs() - t);
       }
     }
   }
-  double total = 0, total_onednn = 0, total_conv = 0, flops = 0;
-  std::printf("  %-44s %10s %10s %8s %9s\n", "layer", "tensorops", "oneDNN", "ratio", "GFLOP/s");
+  double total = 0, flops = 0;
+  std::array<double, 2> total_conv = {0, 0}, total_peer = {0, 0};
+  std::printf("  %-44s %10s %10s %8s %10s %8s %9s\n", "layer", "tensorops", kPeerNames[0], "ratio",
+              kPeerNames[1], "ratio", "GFLOP/s");
   for (const Layer& l : net.layers) {
     total += l.ns;
     flops += l.flops;
-    const bool compared = l.onednn && have_onednn;
-    if (compared) {
-      total_onednn += l.onednn_ns;
-      total_conv += l.ns;
-    }
     std::printf("  %-44s %8.1f us", l.name.c_str(), l.ns / 1e3);
-    if (compared) {
-      std::printf(" %8.1f us %7.2fx", l.onednn_ns / 1e3, l.onednn_ns / l.ns);
-    } else {
-      std::printf(" %11s %8s", "", "");
+    for (size_t p = 0; p < l.peers.size(); ++p) {
+      if (l.peers[p] && have[p]) {
+        total_peer[p] += l.peer_ns[p];
+        total_conv[p] += l.ns;
+        std::printf(" %8.1f us %7.2fx", l.peer_ns[p] / 1e3, l.peer_ns[p] / l.ns);
+      } else {
+        std::printf(" %11s %8s", "", "");
+      }
     }
     if (l.flops > 0) std::printf(" %9.1f", l.flops / l.ns);
     std::printf("\n");
   }
   std::printf("  forward: %.2f ms (%.1f GFLOP/s)", total / 1e6, flops / total);
-  if (have_onednn && total_onednn > 0) {
-    std::printf("; convolutions %.2f ms, oneDNN's primitives for them %.2f ms: %.2fx", total_conv / 1e6,
-                total_onednn / 1e6, total_onednn / total_conv);
-  } else {
-    std::printf("; oneDNN not built in");
+  for (size_t p = 0; p < kPeerNames.size(); ++p) {
+    if (have[p] && total_peer[p] > 0) {
+      std::printf("; convolutions %.2f ms, %s's for them %.2f ms: %.2fx", total_conv[p] / 1e6,
+                  kPeerNames[p], total_peer[p] / 1e6, total_peer[p] / total_conv[p]);
+    } else {
+      std::printf("; %s not compared", kPeerNames[p]);
+    }
   }
   std::printf("\n");
   return ok ? 0 : 1;

@@ -324,6 +324,10 @@ TEST_CASE("Conv: depthwise 3x3 rows inside the input, many channels", "[conv]") 
                             {2, 48, 7, 7, 48, 48, 3, 3},
                             {1, 33, 3, 2, 33, 33, 3, 3}},
                            {1, 1, 1, 1}, 3524);
+  // Stride 2 on an image larger than half of L2 (2.2 MB) runs the per-pixel
+  // loop instead of the stretches: the same sums.
+  Check<Stages::kBiasResidualRelu, float, float, Nhwc>(
+      {1, 40, 120, 115, 40, 40, 3, 3}, Conv{.strides = {2, 2}, .pads = {1, 1, 1, 1}}, {}, {}, 3580);
   // An activation computed in double lanes goes through a row of sums and
   // the epilogue's pass: the same bits as the unfused call and then Unary.
   Rng rng(3600);

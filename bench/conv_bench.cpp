@@ -1,7 +1,8 @@
 // Convolution benchmarks on the shapes CNNs run, one image, bias + ReLU:
 // ResNet's 3x3 convolutions (64->64 at 56x56, 128->128 at 28x28, 256->256 at
 // 14x14, 64->128 stride 2 from 56x56), 1x1 convolutions (64->256 and 256->64
-// at 56x56) and MobileNet v2's depthwise 3x3 convolutions, in NHWC and NCHW,
+// at 56x56; MobileNet v2's expansions, few input channels to many) and
+// MobileNet v2's depthwise 3x3 convolutions, in NHWC and NCHW,
 // against oneDNN (the same layout, weights in the format it picks, reordered
 // once) and XNNPACK (NHWC). Inputs and weights: N(0, 1), fixed seed.
 // GFLOP/s counts 2 multiply-adds per tap inside or outside the padding.
@@ -33,6 +34,9 @@ constexpr Case kCases[] = {
     {"3x3s2_64to128x56x56", {1, 64, 56, 56, 128, 1, 3, 2, 1, true}},
     {"1x1_64to256x56x56", {1, 64, 56, 56, 256, 1, 1, 1, 0, true}},
     {"1x1_256to64x56x56", {1, 256, 56, 56, 64, 1, 1, 1, 0, true}},
+    {"1x1_24to144x56x56", {1, 24, 56, 56, 144, 1, 1, 1, 0, true}},  // MobileNet v2's expansions
+    {"1x1_32to192x28x28", {1, 32, 28, 28, 192, 1, 1, 1, 0, true}},
+    {"1x1_64to384x14x14", {1, 64, 14, 14, 384, 1, 1, 1, 0, true}},
     {"dw3x3s2_96x112x112", {1, 96, 112, 112, 96, 96, 3, 2, 1, true}},
     {"dw3x3_144x56x56", {1, 144, 56, 56, 144, 144, 3, 1, 1, true}},
     {"dw3x3_192x28x28", {1, 192, 28, 28, 192, 192, 3, 1, 1, true}},

@@ -68,7 +68,16 @@ struct Slice {
 
 enum class Act_ { kNone, kRelu, kRelu6 };
 
-constexpr std::array<const char*, 2> kPeerNames = {"oneDNN", "XNNPACK"};
+constexpr size_t kPeers = 2;
+constexpr std::array<const char*, kPeers> kPeerNames = {"oneDNN", "XNNPACK"};
+
+// One `value` per peer.
+template <class T>
+std::array<T, kPeers> MakePeerArray(T value) {
+  std::array<T, kPeers> a;
+  a.fill(value);
+  return a;
+}
 
 struct Layer {
   std::string name;
@@ -76,9 +85,9 @@ struct Layer {
   std::function<void()> run;        // tensorops, float
   std::function<void()> reference;  // the same in double
   // The convolution through each peer (kPeerNames; timing only), or empty.
-  std::array<std::function<bool()>, 2> peers;
+  std::array<std::function<bool()>, kPeers> peers;
   double ns = INFINITY;
-  std::array<double, 2> peer_ns = {INFINITY, INFINITY};
+  std::array<double, kPeers> peer_ns = MakePeerArray<double>(INFINITY);
 };
 
 struct Net {
@@ -420,14 +429,14 @@ int RunNet(const std::string& name, int runs) {
   // Time: the best of `runs` passes per layer, a pass of tensorops and one
   // of each peer in turn. A peer that fails once (not built in, or no fair
   // peer under a forced target) is left out.
-  std::array<bool, 2> have = {true, true};
+  std::array<bool, kPeers> have = MakePeerArray(true);
   for (int r = 0; r < runs; ++r) {
     for (Layer& l : net.layers) {
       const double t = NowNs();
       l.run();
       l.ns = std::min(l.ns, NowNs() - t);
     }
-    for (size_t p = 0; p < have.size(); ++p) {
+    for (size_t p = 0; p < kPeers; ++p) {
       for (Layer& l : net.layers) {
         if (!l.peers[p] || !have[p]) continue;
         const double t = NowNs();
@@ -437,14 +446,14 @@ int RunNet(const std::string& name, int runs) {
     }
   }
   double total = 0, flops = 0;
-  std::array<double, 2> total_conv = {0, 0}, total_peer = {0, 0};
+  std::array<double, kPeers> total_conv = MakePeerArray(0.0), total_peer = MakePeerArray(0.0);
   std::printf("  %-44s %10s %10s %8s %10s %8s %9s\n", "layer", "tensorops", kPeerNames[0], "ratio",
               kPeerNames[1], "ratio", "GFLOP/s");
   for (const Layer& l : net.layers) {
     total += l.ns;
     flops += l.flops;
     std::printf("  %-44s %8.1f us", l.name.c_str(), l.ns / 1e3);
-    for (size_t p = 0; p < l.peers.size(); ++p) {
+    for (size_t p = 0; p < kPeers; ++p) {
       if (l.peers[p] && have[p]) {
         total_peer[p] += l.peer_ns[p];
         total_conv[p] += l.ns;
@@ -457,7 +466,7 @@ int RunNet(const std::string& name, int runs) {
     std::printf("\n");
   }
   std::printf("  forward: %.2f ms (%.1f GFLOP/s)", total / 1e6, flops / total);
-  for (size_t p = 0; p < kPeerNames.size(); ++p) {
+  for (size_t p = 0; p < kPeers; ++p) {
     if (have[p] && total_peer[p] > 0) {
       std::printf("; convolutions %.2f ms, %s's for them %.2f ms: %.2fx", total_conv[p] / 1e6,
                   kPeerNames[p], total_peer[p] / 1e6, total_peer[p] / total_conv[p]);

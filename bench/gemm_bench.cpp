@@ -190,7 +190,8 @@ const bool kRegistered = [] {
   };
   add_memcpy("sgemm", 1024, 1024);
   for (size_t m : {1, 8, 64, 256}) {
-    for (auto [k, n] : {std::pair<size_t, size_t>{512, 512}, {1024, 4096}, {4096, 1024}}) {
+    for (const auto& kn : {std::pair<size_t, size_t>{512, 512}, {1024, 4096}, {4096, 1024}}) {
+      const size_t k = kn.first, n = kn.second;  // not a binding: clang 14 cannot capture one
       const std::string shape = "/" + std::to_string(m) + "x" + std::to_string(k) + "x" +
                                 std::to_string(n);
       const auto reg = [&](const std::string& name, auto fn) {

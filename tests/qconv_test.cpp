@@ -135,7 +135,7 @@ void Check(const Shape& s, const QConv& conv_in, bool per_channel, bool relu, co
     }
   });
 
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QConvWeights<L, TW> weights(w.ConstView(), sw, zw, s.group);
     const Size2 size = conv.OutputSize(weights, s.h, s.w);
     CHECK((size.h == ah.out && size.w == aw.out));
@@ -256,7 +256,7 @@ TEST_CASE("QConv: a depthwise bias too large for float sums is added as an integ
   const std::vector<uint8_t> x(3 * 8 * 16, 1);
   const std::vector<int8_t> w(16 * 9, 1);
   const std::vector<int32_t> bias(16, 41943034);
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QConvWeights<Nhwc, int8_t> weights(TensorView<const int8_t, Strided<>>(w.data(), {16, 1, 3, 3}),
                                              std::vector<float>{0x1p-12f}, std::vector<int8_t>{0}, 16);
     std::vector<uint8_t> y(3 * 8 * 16, 0);
@@ -297,7 +297,7 @@ TEST_CASE("QConv: padded pitches and sub-views", "[quant]") {
   TestTensor<int8_t, Strided<>> w({5, 8, 1, 1});
   w.Fill([&](const Extents&) { return RandomQ<int8_t>(rng); });
   const auto sub = big.ConstView().Channels(3, 8);
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QConvWeights<Nhwc, int8_t> weights(w.ConstView(), std::vector<float>{1.0f},
                                              std::vector<int8_t>{-3});
     TestTensor<int32_t, Nhwc> y({1, 6, 7, 5});
@@ -329,7 +329,7 @@ TEST_CASE("QConv depthwise at the extremes: 255 x -255 over 256 taps, and 289 ta
       using L = decltype(layout);
       TestTensor<uint8_t, L> x(InLayout<L>(1, 3, k, k));
       x.Fill([](const Extents&) { return uint8_t{255}; });
-      ForEachTarget([&](int64_t) {
+      ForEachTargetAndVnniVariant([&](int64_t) {
         const QConvWeights<L, uint8_t> weights(w.ConstView(), std::vector<float>{1.0f}, zw, 3);
         CHECK(weights.strategy() == (k == 16 ? ConvStrategy::kDepthwise : ConvStrategy::kGemm));
         TestTensor<int32_t, L> y(InLayout<L>(1, 3, 1, 1));
@@ -352,7 +352,7 @@ TEST_CASE("QConv with an executor gives the serial result", "[quant]") {
     TestTensor<int8_t, Strided<>> w({16, 16 / group, 3, 3});
     w.Fill([&](const Extents&) { return RandomQ<int8_t>(rng); });
     const QConv conv{.pads = {1, 1, 1, 1}, .group = group, .relu = true};
-    ForEachTarget([&](int64_t) {
+    ForEachTargetAndVnniVariant([&](int64_t) {
       const QConvWeights<Nhwc, int8_t> weights(w.ConstView(), std::vector<float>{0.01f},
                                                std::vector<int8_t>{2}, group);
       TestTensor<uint8_t, Nhwc> serial({2, 13, 11, 16}), parallel({2, 13, 11, 16});

@@ -103,7 +103,7 @@ void CheckInt32(size_t m, size_t n, size_t k, bool transposed, bool per_column, 
                         << (transposed ? " B^T" : "") << (per_column ? " per column" : ""));
   Rng rng(seed);
   Case<TA, TB> cs(m, n, k, transposed, per_column, rng, static_cast<size_t>(seed % 3));
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
     TestTensor<int32_t, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 2)});
     QGemm{}(cs.a.ConstView(), cs.za, w, c.View());
@@ -138,7 +138,7 @@ void CheckRequantized(size_t m, size_t n, size_t k, bool per_column, bool relu, 
   const float sb0 = cs.sb.empty() ? 0.01f : cs.sb[0];
   const float sc = std::max(1e-6f, sa * sb0 * std::sqrt(static_cast<float>(k)) * 5500.0f / 40.0f);
   const TC zc = static_cast<TC>(std::is_same_v<TC, uint8_t> ? 100 + seed % 50 : -10 + static_cast<int>(seed % 21));
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
     TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
     const QGemm op{.bias = seed % 2 == 0 ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>(),
@@ -196,7 +196,7 @@ void CheckDequantized(size_t m, size_t n, size_t k, bool per_column, uint64_t se
     if (kStages) v = std::max(v + fbias[j], 0.0f) + residual.at({i, j});
     return RefConvert<TC>(v);
   };
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<TB> w = cs.Weights();
     TestTensor<TC, Strided<2>> c({m, n}, {0, static_cast<size_t>(seed % 3)});
     const QGemm op{.bias = int_bias ? std::span<const int32_t>(cs.bias) : std::span<const int32_t>()};
@@ -262,15 +262,25 @@ TEST_CASE("QGemm dequantizes to float, float16 and bfloat16, then runs the epilo
 }
 
 // Which kernel each target runs: byte quads where the CPU has a byte dot
-// product (VNNI on AVX3_DL and Highway 1.2's AVX3_ZEN4 and AVX3_SPR, sdot
-// on SVE, and on NEON when the OS reports the dot-product extension), int16
-// rows on NEON without it, int16 pairs elsewhere. CI runs the Arm tests on
-// CPUs with and without it, so both NEON kernels are tested.
+// product (VNNI on every AVX-512 target of a CPU that has it, Cascade Lake's
+// AVX3 among them; sdot on SVE, and on NEON when the OS reports the
+// dot-product extension), int16 rows on NEON without it, int16 pairs
+// elsewhere. CI runs the Arm tests on CPUs with and without it, so both NEON
+// kernels are tested; on x86, ScopedWithoutAvx512Vnni reaches the pairs
+// kernel of AVX-512 CPUs without VNNI.
 TEST_CASE("QGemm takes byte quads exactly where the CPU has a dot product", "[quant]") {
   ForEachTarget([&](int64_t target) {
-    bool dot = target == HWY_AVX3_DL;
+    bool dot = false;
+#if HWY_ARCH_X86
+    int64_t avx512 = HWY_AVX3 | HWY_AVX3_DL;
 #if defined(HWY_AVX3_ZEN4) && defined(HWY_AVX3_SPR)
-    dot = dot || target == HWY_AVX3_ZEN4 || target == HWY_AVX3_SPR;
+    avx512 |= HWY_AVX3_ZEN4 | HWY_AVX3_SPR;
+#endif
+    dot = (target & avx512) != 0 && __builtin_cpu_supports("avx512vnni");
+    if ((target & avx512) != 0) {
+      ScopedWithoutAvx512Vnni hidden;
+      CHECK(ActiveQGemmTile().format == QGemmFormat::kPairs16);
+    }
 #endif
 #if HWY_ARCH_ARM_A64
     dot = target != HWY_NEON;  // every SVE target
@@ -302,7 +312,7 @@ TEST_CASE("QGemm at the extremes: 255 x 127 and 255 x -128 up to the largest exa
   const int64_t want[3] = {-255LL * 255 * static_cast<int64_t>(k), 255LL * 255 * static_cast<int64_t>(k), 0};
   std::vector<int8_t> bs(k * 2);
   for (size_t kk = 0; kk < k; ++kk) bs[kk * 2] = 127, bs[kk * 2 + 1] = -128;
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<uint8_t> w(MatrixView<const uint8_t>(b.data(), {k, n}), std::vector<float>{1.0f}, zb);
     std::vector<int32_t> c(n, 0);
     QGemm{}(MatrixView<const uint8_t>(a.data(), {1, k}), uint8_t{0}, w, MatrixView<int32_t>(c.data(), {1, n}));
@@ -329,7 +339,7 @@ TEST_CASE("QGemm requantizes exact ties half to even before adding an odd zero p
   std::vector<int8_t> a(40);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(static_cast<int>(i) - 20);
   const std::vector<int8_t> b = {1};
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<int8_t> w(MatrixView<const int8_t>(b.data(), {1, 1}), std::vector<float>{1.0f},
                                  std::vector<int8_t>{});
     std::vector<uint8_t> c(a.size(), 0);
@@ -346,7 +356,7 @@ TEST_CASE("QGemm with a multiplier beyond the float range saturates, and a zero 
   // sa sb / sc = 1e60 overflows to infinity; 0 x infinity would be NaN.
   const std::vector<int8_t> a = {0, 1, -1, 0, 5, -7, 0};
   const std::vector<int8_t> b = {1};
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<int8_t> w(MatrixView<const int8_t>(b.data(), {1, 1}),
                                  std::vector<float>{1e30f}, std::vector<int8_t>{});
     std::vector<int8_t> c(a.size(), 0);
@@ -363,7 +373,7 @@ TEST_CASE("QGemm with an executor gives the serial result", "[quant]") {
   Case<uint8_t, int8_t> cs(203, 77, 129, false, true, rng, 1);
   ThreadPool pool(3);
   detail::ScopedMinRangeNs split_small(1.0);
-  ForEachTarget([&](int64_t) {
+  ForEachTargetAndVnniVariant([&](int64_t) {
     const QGemmWeights<int8_t> w = cs.Weights();
     TestTensor<int32_t, Strided<2>> serial({203, 77}), parallel({203, 77});
     QGemm{}(cs.a.ConstView(), cs.za, w, serial.View());
@@ -467,6 +477,19 @@ TEST_CASE("QGemm errors name the problem and leave C untouched", "[quant]") {
       CHECK(c == c_before);
     }
   }
+#if HWY_ARCH_X86
+  // Packed for VNNI on an AVX-512 target, called with it hidden: another packing.
+  for (int64_t target : targets) {
+    ScopedTarget forced(target);
+    if (!Avx512VnniUsable() || ActiveQGemmTile().format != QGemmFormat::kQuads8) continue;
+    const QGemmWeights<uint8_t> quads(MatrixView<const uint8_t>(b.data(), {4, 5}), one,
+                                      std::vector<uint8_t>{});
+    ScopedWithoutAvx512Vnni hidden;
+    CHECK(ErrorOf(ErrorCode::kBadArgument, [&] { QGemm{}(av, uint8_t{0}, quads, cv); })
+              .find("pack it again") != std::string::npos);
+    CHECK(c == c_before);
+  }
+#endif
 }
 
 }  // namespace

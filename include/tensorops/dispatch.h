@@ -19,6 +19,11 @@
 #if HWY_ARCH_ARM_V7 && defined(__linux__)
 #include <sys/auxv.h>
 #endif
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#elif HWY_ARCH_X86 && defined(_MSC_VER)
+#include <intrin.h>
+#endif
 
 #include "tensorops/error.h"
 
@@ -109,7 +114,41 @@ inline int64_t SupportedTargets() {
   return supported;
 }
 
+// AVX-512 VNNI (vpdpbusd) as CPUID reports it: leaf 7, ECX bit 11. No
+// Highway 1.0.3 target stands for it alone: Cascade Lake and Cooper Lake
+// Xeons have it but not the rest of AVX3_DL and run the AVX3 target, so the
+// kernels that use it ask at run time. (An AVX3 target already implies the
+// OS saves AVX-512 state, which VNNI needs.)
+inline bool CpuHasAvx512Vnni() {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 11)) != 0;
+  }();
+  return has;
+#elif HWY_ARCH_X86 && defined(_MSC_VER)
+  static const bool has = [] {
+    int regs[4];
+    __cpuidex(regs, 7, 0);
+    return (regs[2] & (1 << 11)) != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+inline bool& Avx512VnniHidden() {
+  static bool hidden = false;
+  return hidden;
+}
+
 }  // namespace detail
+
+// Whether kernels may use AVX-512 VNNI: the CPU has it and no
+// ScopedWithoutAvx512Vnni hides it. QGemm and QConv ask it on every AVX-512
+// target (their byte-quad kernel where true, the int16-pairs kernel where not).
+inline bool Avx512VnniUsable() { return detail::CpuHasAvx512Vnni() && !detail::Avx512VnniHidden(); }
 
 // Whether `target`'s float arithmetic flushes denormals to zero. armv7's
 // Advanced SIMD (Highway's NEON target there) does, in hardware and always:
@@ -191,6 +230,25 @@ class ScopedTarget {
     detail::SupportedTargets();
   }
   int64_t previous_;
+};
+
+// Hides AVX-512 VNNI from the kernels that ask Avx512VnniUsable for the
+// guard's lifetime: under ScopedTarget(HWY_AVX3) they run as on an AVX-512
+// CPU without VNNI (Skylake-SP), which tests and benchmarks cannot reach
+// otherwise on a CPU that has it. Weights packed for QGemm or QConv while
+// it lives are for that kernel (a call outside it is an error, as for
+// another target's). Process-wide, like ScopedTarget.
+class ScopedWithoutAvx512Vnni {
+ public:
+  ScopedWithoutAvx512Vnni() : previous_(detail::Avx512VnniHidden()) {
+    detail::Avx512VnniHidden() = true;
+  }
+  ~ScopedWithoutAvx512Vnni() { detail::Avx512VnniHidden() = previous_; }
+  ScopedWithoutAvx512Vnni(const ScopedWithoutAvx512Vnni&) = delete;
+  ScopedWithoutAvx512Vnni& operator=(const ScopedWithoutAvx512Vnni&) = delete;
+
+ private:
+  bool previous_;
 };
 
 }  // namespace tensorops

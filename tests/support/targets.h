@@ -45,6 +45,23 @@ void ForEachTarget(const Body& body) {
   }
 }
 
+// ForEachTarget, then on AVX3 once more with AVX-512 VNNI hidden where the
+// CPU has it: the int16-pairs kernel of QGemm and QConv that an AVX-512 CPU
+// without VNNI (Skylake-SP) runs, which a CPU with VNNI reaches no other way.
+template <class Body>
+void ForEachTargetAndVnniVariant(const Body& body) {
+  ForEachTarget([&](int64_t target) {
+    body(target);
+#if HWY_ARCH_X86
+    if (target == HWY_AVX3 && Avx512VnniUsable()) {
+      ScopedWithoutAvx512Vnni hidden;
+      INFO("AVX-512 VNNI hidden");
+      body(target);
+    }
+#endif
+  });
+}
+
 }  // namespace tensorops::test
 
 #endif  // TENSOROPS_TESTS_SUPPORT_TARGETS_H_

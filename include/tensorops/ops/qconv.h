@@ -23,8 +23,8 @@
 //   four outputs at a time between the borders), NCHW output columns across
 //   lanes over a padded copy of each plane split by stride phase (Conv's
 //   scheme).
-// - anything else: QGemm's kernels per group (int16 pairs, or VNNI on
-//   AVX3_DL) on rows of patches (pixels x kH kW Cg, taps outer) built for a
+// - anything else: QGemm's kernels per group (int16 pairs, or VNNI where
+//   the CPU has it) on rows of patches (pixels x kH kW Cg, taps outer) built for a
 //   block of output pixels at a time, padding written as zx; a 1x1 stride-1
 //   unpadded NHWC convolution reads x in place.
 // Exactness: every product is at most 255 * 255 in magnitude, so the int32
@@ -121,9 +121,6 @@ struct QConvKernel {
     return slice;
   }
 };
-
-template <class TX, class TY, bool kChannelsLast>
-inline constexpr bool detail::kHasOwnAvx3DlCode<QConvKernel<TX, TY, kChannelsLast>> = true;
 
 // Weights prepared for quantized convolutions in layout L: depthwise ones as
 // int32 w - zw per tap and channel, the rest as one QGemmWeights per group

@@ -15,17 +15,16 @@
 
 #include <hwy/highway.h>
 
-// The x86 targets with AVX-512 VNNI: AVX3_DL, and Highway 1.2's AVX3_ZEN4
-// and AVX3_SPR, which extend it (Zen 4, Sapphire Rapids: the target those
-// CPUs run, where a build compiles them).
-#undef TENSOROPS_QGEMM_VNNI_TARGET  // this header is included once per target
-#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX3_DL ||                           \
-                     (defined(HWY_AVX3_ZEN4) && HWY_TARGET == HWY_AVX3_ZEN4) || \
-                     (defined(HWY_AVX3_SPR) && HWY_TARGET == HWY_AVX3_SPR))
-#define TENSOROPS_QGEMM_VNNI_TARGET 1
+// The x86 targets with AVX-512 compile the VNNI tile and take it where the
+// CPU has VNNI (Avx512VnniUsable, checked at run time): AVX3_DL, Zen 4 and
+// Sapphire Rapids have it always, while Cascade Lake and Cooper Lake Xeons
+// have it under Highway's AVX3 target and Skylake-SP has none.
+#undef TENSOROPS_QGEMM_AVX512  // this header is included once per target
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#define TENSOROPS_QGEMM_AVX512 1
 #include <immintrin.h>
 #else
-#define TENSOROPS_QGEMM_VNNI_TARGET 0
+#define TENSOROPS_QGEMM_AVX512 0
 #endif
 // NEON's dot-product tile needs the compiler to enable the extension for
 // one function: GCC does by pragma; clang 14 declares the intrinsics only
@@ -79,10 +78,11 @@ inline constexpr size_t kQVecs = 3;
 HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 
 // Byte quads (qgemm.h) where the CPU multiplies bytes four at a time: VNNI
-// on AVX3_DL and newer (unsigned A x signed B), sdot on every SVE target and on aarch64
-// NEON CPUs with the dot-product extension (signed x signed; checked at run
-// time: Cortex-A72 and older lack it). Every other target: int16 pairs.
-// Highway 1.0.3 has no byte dot product, so each has a raw-intrinsic tile.
+// on AVX-512 CPUs that have it (unsigned A x signed B), sdot on every SVE
+// target and on aarch64 NEON CPUs with the dot-product extension (signed x
+// signed; checked at run time: Cortex-A72 and older lack it). Every other
+// CPU: int16 pairs or rows. Highway 1.0.3 has no byte dot product, so each
+// has a raw-intrinsic tile.
 #undef TENSOROPS_QGEMM_SVE  // this header is included once per target
 #if HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_NEON
 #define TENSOROPS_QGEMM_SVE 1
@@ -90,7 +90,7 @@ HWY_INLINE size_t QGemmPanelWidth() { return kQVecs * hn::Lanes(QGemmTag()); }
 #define TENSOROPS_QGEMM_SVE 0
 #endif
 #undef TENSOROPS_QGEMM_QUADS  // this header is included once per target
-#if TENSOROPS_QGEMM_VNNI_TARGET || TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
+#if TENSOROPS_QGEMM_AVX512 || TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 #define TENSOROPS_QGEMM_QUADS 1
 #else
 #define TENSOROPS_QGEMM_QUADS 0
@@ -109,10 +109,9 @@ inline constexpr bool kQuadsSignedA = HWY_ARCH_ARM_A64 != 0;
 #define TENSOROPS_QGEMM_NEON_ROWS 0
 #endif
 
-// Whether this target may run the int16-pairs tile: x86 without VNNI and
-// scalar code; the others do not compile it.
-inline constexpr bool kQMayUsePairs = !(TENSOROPS_QGEMM_VNNI_TARGET ||
-                                        TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_ROWS);
+// Whether this target may run the int16-pairs tile: x86 (AVX-512 CPUs
+// without VNNI among them) and scalar code; the others do not compile it.
+inline constexpr bool kQMayUsePairs = !(TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_ROWS);
 
 HWY_INLINE QGemmFormat QFormatHere() {
 #if TENSOROPS_QGEMM_NEON_DOT
@@ -125,6 +124,8 @@ HWY_INLINE QGemmFormat QFormatHere() {
 #else
   return QGemmFormat::kRows16;
 #endif
+#elif TENSOROPS_QGEMM_AVX512
+  return Avx512VnniUsable() ? QGemmFormat::kQuads8 : QGemmFormat::kPairs16;
 #elif TENSOROPS_QGEMM_QUADS
   return QGemmFormat::kQuads8;
 #elif TENSOROPS_QGEMM_NEON_ROWS
@@ -433,9 +434,9 @@ HWY_INLINE void ForQQuadsOutput(const QQuadsOutput& o, const Store& store) {
 }
 #endif  // TENSOROPS_QGEMM_QUADS
 
-#if TENSOROPS_QGEMM_VNNI_TARGET
-// avx512vnni beside the target's own features: Highway 1.0.3's AVX3_DL string
-// names avxvnni (the VEX form) only. Raw intrinsics, as Highway 1.0.3 has no
+#if TENSOROPS_QGEMM_AVX512
+// avx512vnni beside the target's own features: AVX3's string has none, and
+// Highway 1.0.3's AVX3_DL string names avxvnni (the VEX form) only. Raw intrinsics, as Highway 1.0.3 has no
 // byte dot product; x86-only code, so the tile may live in arrays of __m512i.
 #define TENSOROPS_QGEMM_VNNI __attribute__((target(HWY_TARGET_STR ",avx512vnni")))
 
@@ -503,7 +504,7 @@ TENSOROPS_QGEMM_VNNI HWY_NOINLINE void QTileQuads(const uint8_t* HWY_RESTRICT a,
   });
 }
 
-#endif  // TENSOROPS_QGEMM_VNNI_TARGET
+#endif  // TENSOROPS_QGEMM_AVX512
 
 #if TENSOROPS_QGEMM_SVE || TENSOROPS_QGEMM_NEON_DOT
 // sdot on Arm: each int32 lane of B's vector (one column, four k) times the
@@ -766,7 +767,7 @@ void QGemmRun(const typename QGemmKernel<TA, TC, Epi>::Job& job, const QGemmPlan
   for (size_t ic = 0; ic < job.m; ic += mc) {
     const size_t rows_block = HWY_MIN(mc, job.m - ic);
     const TA* a_block = detail::AdvanceBytes(job.a, ic * job.a_row_bytes);
-#if TENSOROPS_QGEMM_VNNI_TARGET
+#if TENSOROPS_QGEMM_AVX512
     if (in_place && row_terms) {
       RowSumsU8(reinterpret_cast<const uint8_t*>(a_block), job.a_row_bytes, rows_block, job.k, row_sums);
     }

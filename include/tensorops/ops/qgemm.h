@@ -30,9 +30,10 @@
 // needs the true sum, is an error.
 //
 // Where the CPU has a byte dot product the kernel multiplies the bytes
-// themselves, four along k per int32 lane, exact: AVX3_DL (Ice Lake and
-// newer: AVX-512 VNNI, vpdpbusd, unsigned A x signed B, 64 per instruction;
-// with Highway 1.2 also its AVX3_ZEN4 and AVX3_SPR, which include VNNI),
+// themselves, four along k per int32 lane, exact: AVX-512 CPUs with VNNI
+// (vpdpbusd, unsigned A x signed B, 64 per instruction; checked at run time
+// on every AVX-512 target, as Cascade Lake and Cooper Lake Xeons have VNNI
+// under Highway's AVX3 target; Ice Lake and newer run AVX3_DL),
 // every SVE target and aarch64 NEON CPUs with the dot-product extension
 // (sdot, signed x signed, 16 per 128 bits; checked at run time). A and B are
 // brought to the instruction's signedness by flipping their top bit (a +- 128,
@@ -41,8 +42,9 @@
 //   acc = sum a'b' - zb'[j] sum_k a'[i][k] - za' sum_k b'[k][j] + K za' zb'[j],
 // every term an int32 that may wrap; the result is exact wherever the true
 // sum fits, as above. (Highway 1.0.3 has no op for either; the x86 kernel
-// adds avx512vnni to its target attribute, which 1.0.3's AVX3_DL string
-// lacks, and the NEON kernel enables the dot product for itself.)
+// adds avx512vnni to its target attribute, which neither AVX3's string nor
+// 1.0.3's AVX3_DL string has, and the NEON kernel enables the dot product
+// for itself.)
 //
 // Loops: A packed row by row as int16 (a - za) in one widening pass (k by k
 // with the tile's rows side by side on NEON, byte quads where the dot
@@ -52,7 +54,7 @@
 // registers for the whole K and is converted and stored once; the byte
 // kernels add the bias with the column terms and requantize a contiguous
 // uint8/int8 C from their registers (the int16 kernels store int32 sums to
-// a tile buffer first). On AVX3_DL a uint8 A whose rows hold whole quads (K
+// a tile buffer first). With VNNI a uint8 A whose rows hold whole quads (K
 // a multiple of 4) is read in place, not packed. An executor splits the rows.
 #ifndef TENSOROPS_OPS_QGEMM_H_
 #define TENSOROPS_OPS_QGEMM_H_
@@ -85,8 +87,8 @@ inline constexpr size_t kQGemmMaxExactDepth = 33025;
 // How the active target's kernel takes B: int16 with the zero points
 // subtracted, two k per int32 lane (x86 without VNNI) or one k per row of
 // the panel (NEON without the dot product, whose multiply-add picks A's value
-// by lane), or bytes in fours with column sums (AVX3_DL, SVE, NEON with the
-// dot product).
+// by lane), or bytes in fours with column sums (AVX-512 VNNI, SVE, NEON with
+// the dot product).
 enum class QGemmFormat { kPairs16, kQuads8, kRows16 };
 
 inline const char* QGemmFormatName(QGemmFormat format) {
@@ -113,11 +115,6 @@ struct QGemmTileQuery {
     QGemmTile* out;
   };
 };
-
-// AVX3_DL has code of its own (VNNI), not AVX3's: the tile query too, whose
-// answer says which packing the kernel takes.
-template <>
-inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmTileQuery> = true;
 
 inline QGemmTile ActiveQGemmTile() {
   QGemmTile tile;
@@ -282,9 +279,6 @@ struct QGemmKernel {
     return slice;
   }
 };
-
-template <class TA, class TC, class Epi>
-inline constexpr bool detail::kHasOwnAvx3DlCode<QGemmKernel<TA, TC, Epi>> = true;
 
 // C = (A - za) (B - zb), int32 (MatMulInteger), requantized to uint8/int8
 // (QLinearMatMul), or dequantized to float with an epilogue. Optional int32

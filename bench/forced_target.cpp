@@ -2,6 +2,10 @@
 // tensorops case of this binary on that target, as a user's ScopedTarget
 // would; bench/report.py --target AVX2 sets it, and the peers follow
 // (PeersAvx2Only, DNNL_MAX_CPU_ISA).
+// TENSOROPS_BENCH_WITHOUT_VNNI=1 hides AVX-512 VNNI from QGemm and QConv
+// (ScopedWithoutAvx512Vnni): with TENSOROPS_BENCH_TARGET=AVX3 they run as on
+// Skylake-SP, the int16-pairs kernel; without it, AVX3 on a CPU with VNNI
+// runs as on Cascade Lake.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +26,17 @@ const bool kTargetForced = [] {
   }
   std::fprintf(stderr, "TENSOROPS_BENCH_TARGET=%s is not a runnable target here\n", wanted);
   std::exit(2);
+}();
+
+const bool kVnniHidden = [] {
+  const char* hide = std::getenv("TENSOROPS_BENCH_WITHOUT_VNNI");
+  if (hide == nullptr || *hide == '\0' || std::strcmp(hide, "0") == 0) return false;
+  if (std::strcmp(hide, "1") != 0) {
+    std::fprintf(stderr, "TENSOROPS_BENCH_WITHOUT_VNNI=%s: expected 1 or 0\n", hide);
+    std::exit(2);
+  }
+  static ScopedWithoutAvx512Vnni hidden;  // for the whole run
+  return true;
 }();
 
 }  // namespace

@@ -1390,7 +1390,67 @@ double PeakFmaFlopsOf(size_t rounds) {
   return 2.0 * static_cast<double>(rounds * kChains * kLanes);
 }
 
+// `rounds` rounds of 12 independent multiply-adds into int32 lanes, three
+// vectors of B against four of A as in QGemm's tile: `MulAdd` is vpmaddwd +
+// vpaddd (int16 pairs) or vpdpbusd (byte quads). The empty asm makes A and B
+// opaque each round, so no product is hoisted. Returns the multiply-adds.
+template <class Vec, size_t kMacsPerLane, class MulAdd>
+double PeakIntMacsOf(size_t rounds, const MulAdd& mul_add) {
+  constexpr size_t kLanes = sizeof(Vec) / sizeof(int32_t);
+  Vec ones;
+  std::memset(&ones, 1, sizeof(Vec));
+  Vec a0 = ones, a1 = ones, a2 = ones, a3 = ones, b0 = ones, b1 = ones, b2 = ones;
+  // Named, not an array: GCC kept an array of them in memory.
+  Vec s0 = a0, s1 = a0, s2 = a0, s3 = a0, s4 = a0, s5 = a0;
+  Vec s6 = a0, s7 = a0, s8 = a0, s9 = a0, s10 = a0, s11 = a0;
+  for (size_t r = 0; r < rounds; ++r) {
+    asm volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(b0), "+v"(b1), "+v"(b2));
+    s0 = mul_add(s0, a0, b0), s1 = mul_add(s1, a0, b1), s2 = mul_add(s2, a0, b2);
+    s3 = mul_add(s3, a1, b0), s4 = mul_add(s4, a1, b1), s5 = mul_add(s5, a1, b2);
+    s6 = mul_add(s6, a2, b0), s7 = mul_add(s7, a2, b1), s8 = mul_add(s8, a2, b2);
+    s9 = mul_add(s9, a3, b0), s10 = mul_add(s10, a3, b1), s11 = mul_add(s11, a3, b2);
+  }
+  int32_t sink = 0;
+  for (const Vec& v : {s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11}) {
+    int32_t lane;
+    std::memcpy(&lane, &v, sizeof(lane));
+    sink += lane;
+  }
+  volatile int32_t keep = sink;
+  (void)keep;
+  return static_cast<double>(rounds * 12 * kLanes * kMacsPerLane);
+}
+
 }  // namespace
+
+double PeakPairsMacs(size_t rounds) {
+#if defined(__AVX512BW__)
+  if (!PeersAvx2Only()) {
+    return PeakIntMacsOf<__m512i, 2>(rounds, [](__m512i acc, __m512i a, __m512i b) {
+      return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+    });
+  }
+#endif
+#if defined(__AVX2__)
+  return PeakIntMacsOf<__m256i, 2>(rounds, [](__m256i acc, __m256i a, __m256i b) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+  });
+#else
+  (void)rounds;
+  return 0;
+#endif
+}
+
+double PeakVnniMacs(size_t rounds) {
+#if defined(__AVX512VNNI__)
+  if (!PeersAvx2Only()) {
+    return PeakIntMacsOf<__m512i, 4>(
+        rounds, [](__m512i acc, __m512i a, __m512i b) { return _mm512_dpbusd_epi32(acc, a, b); });
+  }
+#endif
+  (void)rounds;
+  return 0;
+}
 
 // Under TENSOROPS_BENCH_TARGET=AVX2 the peak is that of 256-bit FMAs, the
 // widest tensorops and the peers then run.

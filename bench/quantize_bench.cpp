@@ -129,6 +129,11 @@ void Memcpy(benchmark::State& state, size_t n) { MemcpyReference(state, n, n * 5
 
 // ---- QGemm
 
+// The target and the kernel it runs (VNNI or int16 pairs on AVX-512 targets).
+std::string QKernelLabel() {
+  return std::string(ActiveTargetName()) + " " + QGemmFormatName(ActiveQGemmTile().format);
+}
+
 constexpr size_t kDepth = 1024, kWidth = 1024;
 
 struct QOperands {
@@ -163,7 +168,7 @@ void QGemmTensorops(benchmark::State& state, size_t m, bool requantize) {
     benchmark::DoNotOptimize(c8.data());
     benchmark::ClobberMemory();
   }
-  state.SetLabel(ActiveTargetName());
+  state.SetLabel(QKernelLabel());
   SetGemmRates(state, m);
 }
 
@@ -198,6 +203,21 @@ void QGemmFloatPath(benchmark::State& state, size_t m) {
   }
   state.SetLabel(ActiveTargetName());
   SetGemmRates(state, m);
+}
+
+// The core's own rate of each integer step in QGemm's tile (peers.cpp), as
+// "flops" (2 per multiply-add) beside the GEMM rows: what the int16-pairs
+// and VNNI kernels can reach at most.
+void IntPeak(benchmark::State& state, double (*peak_macs)(size_t)) {
+  constexpr size_t kRounds = 1 << 16;
+  double macs = 0;
+  for (auto _ : state) macs = peak_macs(kRounds);
+  if (macs == 0) {
+    state.SkipWithError("not on this machine or under TENSOROPS_BENCH_TARGET=AVX2");
+    return;
+  }
+  state.counters["flops"] = 2 * macs;
+  state.counters["elements"] = 1;
 }
 
 void RegisterQGemm(const std::string& impl, void (*fn)(benchmark::State&, size_t)) {
@@ -263,7 +283,7 @@ void QConvTensorops(benchmark::State& state, ConvArgs a, bool requantize) {
     benchmark::DoNotOptimize(y8.data());
     benchmark::ClobberMemory();
   }
-  state.SetLabel(ActiveTargetName());
+  state.SetLabel(QKernelLabel());
   SetConvRates(state, a);
 }
 
@@ -340,6 +360,8 @@ const bool kRegistered = [] {
   RegisterQGemm("tensorops_requantized", [](benchmark::State& s, size_t m) { QGemmTensorops(s, m, true); });
   RegisterQGemm("onednn", QGemmOneDnn);
   RegisterQGemm("tensorops_float", QGemmFloatPath);
+  benchmark::RegisterBenchmark("qgemm_u8s8/peak/int16_pairs", IntPeak, PeakPairsMacs);
+  benchmark::RegisterBenchmark("qgemm_u8s8/peak/vnni", IntPeak, PeakVnniMacs);
   RegisterQConv("tensorops", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, false); });
   RegisterQConv("tensorops_requantized", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, true); });
   RegisterQConv("onednn", QConvOneDnn);

@@ -671,14 +671,14 @@ struct GemmLoops {
                                       1, job.a_stride[0] / sizeof(float)}
                              : APanel{a_pack + ir * kc, kGemmRows, 1};
               // The last K block applies the epilogue in the tile where it can.
-              GemmTileEpilogue tile_epilogue;
-              const GemmTileEpilogue* epi = nullptr;
-              if constexpr (kFinishPass) {
-                if (last_block && finish.tile != nullptr) {
-                  tile_epilogue = finish.tile->Advanced(ic + ir, jc + jr);
-                  epi = &tile_epilogue;
-                }
-              }
+              // Built in place (no copy then partial overwrite, which GCC
+              // reloaded as one wide load that store forwarding cannot serve:
+              // it waited for the tile's stores to cold lines of C to drain).
+              bool tile_applies = false;
+              if constexpr (kFinishPass) tile_applies = last_block && finish.tile != nullptr;
+              const GemmTileEpilogue tile_epilogue =
+                  tile_applies ? finish.tile->Advanced(ic + ir, jc + jr) : GemmTileEpilogue{};
+              const GemmTileEpilogue* epi = tile_applies ? &tile_epilogue : nullptr;
               kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
                                          sums.row_bytes, cols, job.alpha, beta, epi);
               if constexpr (kFinishPass) {

@@ -75,9 +75,7 @@ struct GemmTileEpilogue {
   float lo = 0.0f, hi = 0.0f;
 
   GemmTileEpilogue Advanced(size_t rows, size_t cols) const {
-    GemmTileEpilogue e = *this;
-    if (bias.operand.data != nullptr) e.bias = bias.Advanced(rows, cols);
-    return e;
+    return {bias.operand.data != nullptr ? bias.Advanced(rows, cols) : bias, clamp, lo, hi};
   }
 };
 

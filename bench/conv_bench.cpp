@@ -6,6 +6,10 @@
 // against oneDNN (the same layout, weights in the format it picks, reordered
 // once) and XNNPACK (NHWC). Inputs and weights: N(0, 1), fixed seed.
 // GFLOP/s counts 2 multiply-adds per tap inside or outside the padding.
+// conv_nhwc_cold_y/ repeats the 1x1 and depthwise NHWC rows with y cold, as
+// inside a network: each call writes the next of enough copies of y to span
+// 64 MiB, so the lines it writes are in no cache (x stays warm, as the
+// previous layer's output would be).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -70,20 +74,30 @@ void SetConvRates(benchmark::State& state, const ConvArgs& a) {
            (a.n * a.c * a.h * a.w + a.n * a.o * out * out) * sizeof(float));
 }
 
+// Outputs to write in turn: one (warm), or copies of y spanning 64 MiB
+// (beyond this machine's L3, so each is cold when its turn comes).
+std::vector<std::vector<float>> Outputs(size_t floats, bool cold_y) {
+  const size_t copies = cold_y ? (64u << 20) / (floats * sizeof(float)) + 1 : 1;
+  return std::vector<std::vector<float>>(copies, std::vector<float>(floats, 0.0f));
+}
+
 template <class L>
-void Tensorops(benchmark::State& state, ConvArgs a) {
+void Tensorops(benchmark::State& state, ConvArgs a, bool cold_y) {
   const bool nhwc = std::is_same_v<L, Nhwc>;
   Data d = MakeData(a);
   const size_t out = ConvOut(a);
   const ConvWeights<L> weights(
       TensorView<const float, Strided<>>(d.w.data(), {a.o, a.c / a.group, a.kernel, a.kernel}), a.group);
   const TensorView<const float, L> x(d.x.data(), nhwc ? Dims{a.n, a.h, a.w, a.c} : Dims{a.n, a.c, a.h, a.w});
-  const TensorView<float, L> y(d.y.data(), nhwc ? Dims{a.n, out, out, a.o} : Dims{a.n, a.o, out, out});
+  const Dims y_dims = nhwc ? Dims{a.n, out, out, a.o} : Dims{a.n, a.o, out, out};
   const Conv conv{.strides = {a.stride, a.stride}, .pads = {a.pad, a.pad, a.pad, a.pad}, .group = a.group};
   const Epilogue epilogue{Bias{d.bias}, Unary<UnaryKind::kRelu>{}};
+  auto ys = Outputs(d.y.size(), cold_y);
+  size_t turn = 0;
   for (auto _ : state) {
-    conv(x, weights, y, epilogue);
-    benchmark::DoNotOptimize(d.y.data());
+    float* y = ys[turn++ % ys.size()].data();
+    conv(x, weights, TensorView<float, L>(y, y_dims), epilogue);
+    benchmark::DoNotOptimize(y);
     benchmark::ClobberMemory();
   }
   state.SetLabel(ActiveTargetName());
@@ -91,16 +105,19 @@ void Tensorops(benchmark::State& state, ConvArgs a) {
 }
 
 template <bool (*kPeer)(const ConvArgs&, const float*, const float*, const float*, float*)>
-void Peer(benchmark::State& state, ConvArgs a) {
+void Peer(benchmark::State& state, ConvArgs a, bool cold_y) {
   Data d = MakeData(a);
   if (!kPeer(a, d.x.data(), d.w.data(), d.bias.data(), d.y.data())) {
     state.SkipWithError(kPeer == &XnnpackConv && XnnpackRunsAvx512() ? kXnnpackNoAvx2Peer
                                                                 : "peer not built in or unsupported");
     return;
   }
+  auto ys = Outputs(d.y.size(), cold_y);
+  size_t turn = 0;
   for (auto _ : state) {
-    kPeer(a, d.x.data(), d.w.data(), d.bias.data(), d.y.data());
-    benchmark::DoNotOptimize(d.y.data());
+    float* y = ys[turn++ % ys.size()].data();
+    kPeer(a, d.x.data(), d.w.data(), d.bias.data(), y);
+    benchmark::DoNotOptimize(y);
     benchmark::ClobberMemory();
   }
   SetConvRates(state, a);
@@ -113,10 +130,19 @@ const bool kRegistered = [] {
       ConvArgs a = c.args;
       a.channels_last = nhwc;
       benchmark::RegisterBenchmark((op + "tensorops/" + c.name).c_str(),
-                                   nhwc ? Tensorops<Nhwc> : Tensorops<Nchw>, a);
-      benchmark::RegisterBenchmark((op + "onednn/" + c.name).c_str(), Peer<OneDnnConv>, a);
-      if (nhwc) benchmark::RegisterBenchmark((op + "xnnpack/" + c.name).c_str(), Peer<XnnpackConv>, a);
+                                   nhwc ? Tensorops<Nhwc> : Tensorops<Nchw>, a, false);
+      benchmark::RegisterBenchmark((op + "onednn/" + c.name).c_str(), Peer<OneDnnConv>, a, false);
+      if (nhwc) {
+        benchmark::RegisterBenchmark((op + "xnnpack/" + c.name).c_str(), Peer<XnnpackConv>, a, false);
+      }
     }
+  }
+  for (const Case& c : kCases) {
+    if (c.args.kernel != 1 && c.args.group == 1) continue;  // 1x1 and depthwise only
+    const std::string op = "conv_nhwc_cold_y/";
+    benchmark::RegisterBenchmark((op + "tensorops/" + c.name).c_str(), Tensorops<Nhwc>, c.args, true);
+    benchmark::RegisterBenchmark((op + "onednn/" + c.name).c_str(), Peer<OneDnnConv>, c.args, true);
+    benchmark::RegisterBenchmark((op + "xnnpack/" + c.name).c_str(), Peer<XnnpackConv>, c.args, true);
   }
   return true;
 }();

@@ -148,7 +148,9 @@ inline bool& Avx512VnniHidden() {
 // Whether kernels may use AVX-512 VNNI: the CPU has it and no
 // ScopedWithoutAvx512Vnni hides it. QGemm and QConv ask it on every AVX-512
 // target (their byte-quad kernel where true, the int16-pairs kernel where not).
-inline bool Avx512VnniUsable() { return detail::CpuHasAvx512Vnni() && !detail::Avx512VnniHidden(); }
+inline bool Avx512VnniUsable() {
+  return detail::CpuHasAvx512Vnni() && !detail::Avx512VnniHidden();
+}
 
 // Whether `target`'s float arithmetic flushes denormals to zero. armv7's
 // Advanced SIMD (Highway's NEON target there) does, in hardware and always:

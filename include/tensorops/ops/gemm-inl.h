@@ -671,9 +671,9 @@ struct GemmLoops {
                                       1, job.a_stride[0] / sizeof(float)}
                              : APanel{a_pack + ir * kc, kGemmRows, 1};
               // The last K block applies the epilogue in the tile where it can.
-              // Built in place (no copy then partial overwrite, which GCC
-              // reloaded as one wide load that store forwarding cannot serve:
-              // it waited for the tile's stores to cold lines of C to drain).
+              // Initialised once: a copy then a partial overwrite was reloaded
+              // as one wide load, which store forwarding cannot serve, so it
+              // waited for the previous tile's stores to C (slow when C is cold).
               bool tile_applies = false;
               if constexpr (kFinishPass) tile_applies = last_block && finish.tile != nullptr;
               const GemmTileEpilogue tile_epilogue =

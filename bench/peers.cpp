@@ -904,6 +904,72 @@ bool OneDnnConvU8S8(const ConvArgs& a, const uint8_t* x, const int8_t* weights, 
 #endif
 }
 
+bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x,
+                     const int8_t* weights, uint8_t* y) {
+#ifdef TENSOROPS_BENCH_ONEDNN
+  using dnnl::memory;
+  using dt = memory::data_type;
+  const auto d = [](size_t v) { return static_cast<memory::dim>(v); };
+  const size_t out = ConvOut(a);
+  const size_t in_nchw[4] = {a.n, a.c, a.h, a.w}, out_nchw[4] = {a.n, a.o, out, out};
+  const memory::desc x_md(DimsOf(in_nchw), dt::u8, TagOf(a.channels_last));
+  const memory::desc y_md(DimsOf(out_nchw), dt::u8, TagOf(a.channels_last));
+  const memory::desc bias_md({d(a.o)}, dt::s32, memory::format_tag::x);
+  const bool grouped = a.group > 1;
+  const memory::dims w_dims =
+      grouped ? memory::dims{d(a.group), d(a.o / a.group), d(a.c / a.group), d(a.kernel), d(a.kernel)}
+              : memory::dims{d(a.o), d(a.c), d(a.kernel), d(a.kernel)};
+  const memory::desc w_user(w_dims, dt::s8, grouped ? memory::format_tag::goihw : memory::format_tag::oihw);
+  struct Prepared {
+    dnnl::convolution_forward primitive;
+    memory weights, bias;
+  };
+  using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, bool,
+                         const int8_t*>;
+  static std::map<Key, std::optional<Prepared>> cache;
+  const Key key{a.n, a.c, a.h, a.w, a.o, a.group, a.kernel, a.stride, a.pad, a.channels_last, weights};
+  const auto& prepared = Cached(cache, key, [&]() -> std::optional<Prepared> {
+    try {
+      dnnl::primitive_attr attr;
+      attr.set_output_scales(1 << 1, std::vector<float>(r.scales, r.scales + a.o));  // per channel
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {r.x_zero_point});
+      attr.set_zero_points(DNNL_ARG_DST, 0, {r.y_zero_point});
+      if (r.relu) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        attr.set_post_ops(ops);
+      }
+      const memory::desc w_any(w_dims, dt::s8, memory::format_tag::any);
+      const dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any,
+          bias_md, y_md, {d(a.stride), d(a.stride)}, {d(a.pad), d(a.pad)}, {d(a.pad), d(a.pad)});
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+      memory user(w_user, Engine(), const_cast<int8_t*>(weights));
+      memory reordered(pd.weights_desc(), Engine());
+      dnnl::reorder(user, reordered).execute(Stream(), user, reordered);
+      memory bias(bias_md, Engine());
+      std::memcpy(bias.get_data_handle(), r.bias, a.o * sizeof(int32_t));
+      Stream().wait();
+      return Prepared{dnnl::convolution_forward(pd), reordered, bias};
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+  });
+  if (!prepared) return false;
+  memory xm(x_md, Engine(), const_cast<uint8_t*>(x));
+  memory ym(y_md, Engine(), y);
+  prepared->primitive.execute(Stream(), {{DNNL_ARG_SRC, xm},
+                                         {DNNL_ARG_WEIGHTS, prepared->weights},
+                                         {DNNL_ARG_BIAS, prepared->bias},
+                                         {DNNL_ARG_DST, ym}});
+  Stream().wait();
+  return true;
+#else
+  (void)a, (void)r, (void)x, (void)weights, (void)y;
+  return false;
+#endif
+}
+
 bool XnnpackConv(const ConvArgs& a, const float* x, const float* weights, const float* bias,
                  float* y) {
 #ifdef TENSOROPS_BENCH_XNNPACK

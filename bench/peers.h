@@ -98,6 +98,20 @@ bool XnnpackConv(const ConvArgs& args, const float* x, const float* weights, con
 // The same convolution on uint8 x and int8 weights to int32 y (no bias, no
 // activation): oneDNN's int8 kernels.
 bool OneDnnConvU8S8(const ConvArgs& args, const uint8_t* x, const int8_t* weights, int32_t* y);
+// The same with QLinearConv's output: uint8 y = saturate(round((acc(x - zx) +
+// bias) * scales[o]) + zy), ReLU clamping at zy. oneDNN's attributes take
+// them (source and destination zero points, per-channel output scales, an
+// s32 bias, a ReLU post-op); prepared once per weights pointer, which must
+// keep the same values, scales and bias.
+struct OneDnnRequant {
+  int32_t x_zero_point;
+  const float* scales;  // per output channel: sx sw[o] / sy
+  const int32_t* bias;  // per output channel
+  int32_t y_zero_point;
+  bool relu;
+};
+bool OneDnnQConvU8S8(const ConvArgs& args, const OneDnnRequant& requant, const uint8_t* x,
+                     const int8_t* weights, uint8_t* y);
 
 // Data movement on dense float tensors (the movement bench).
 // dst (cols x rows) = transpose of src (rows x cols), both row-major.

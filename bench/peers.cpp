@@ -853,59 +853,13 @@ bool OneDnnConv(const ConvArgs& a, const float* x, const float* weights, const f
 #endif
 }
 
-bool OneDnnConvU8S8(const ConvArgs& a, const uint8_t* x, const int8_t* weights, int32_t* y) {
-#ifdef TENSOROPS_BENCH_ONEDNN
-  using dnnl::memory;
-  using dt = memory::data_type;
-  const auto d = [](size_t v) { return static_cast<memory::dim>(v); };
-  const size_t out = ConvOut(a);
-  const size_t in_nchw[4] = {a.n, a.c, a.h, a.w}, out_nchw[4] = {a.n, a.o, out, out};
-  const memory::desc x_md(DimsOf(in_nchw), dt::u8, TagOf(a.channels_last));
-  const memory::desc y_md(DimsOf(out_nchw), dt::s32, TagOf(a.channels_last));
-  const bool grouped = a.group > 1;
-  const memory::dims w_dims =
-      grouped ? memory::dims{d(a.group), d(a.o / a.group), d(a.c / a.group), d(a.kernel), d(a.kernel)}
-              : memory::dims{d(a.o), d(a.c), d(a.kernel), d(a.kernel)};
-  const memory::desc w_user(w_dims, dt::s8, grouped ? memory::format_tag::goihw : memory::format_tag::oihw);
-  struct Prepared {
-    dnnl::convolution_forward primitive;
-    memory weights;
-  };
-  using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, bool,
-                         const int8_t*>;
-  static std::map<Key, std::optional<Prepared>> cache;
-  const Key key{a.n, a.c, a.h, a.w, a.o, a.group, a.kernel, a.stride, a.pad, a.channels_last, weights};
-  const auto& prepared = Cached(cache, key, [&]() -> std::optional<Prepared> {
-    try {
-      const memory::desc w_any(w_dims, dt::s8, memory::format_tag::any);
-      const dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any,
-          memory::desc(), y_md, {d(a.stride), d(a.stride)}, {d(a.pad), d(a.pad)}, {d(a.pad), d(a.pad)});
-      const dnnl::convolution_forward::primitive_desc pd(desc, Engine());
-      memory user(w_user, Engine(), const_cast<int8_t*>(weights));
-      memory reordered(pd.weights_desc(), Engine());
-      dnnl::reorder(user, reordered).execute(Stream(), user, reordered);
-      Stream().wait();
-      return Prepared{dnnl::convolution_forward(pd), reordered};
-    } catch (const dnnl::error&) {
-      return std::nullopt;
-    }
-  });
-  if (!prepared) return false;
-  memory xm(x_md, Engine(), const_cast<uint8_t*>(x));
-  memory ym(y_md, Engine(), y);
-  prepared->primitive.execute(Stream(), {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, prepared->weights},
-                                         {DNNL_ARG_DST, ym}});
-  Stream().wait();
-  return true;
-#else
-  (void)a, (void)x, (void)weights, (void)y;
-  return false;
-#endif
-}
+namespace {
 
-bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x,
-                     const int8_t* weights, uint8_t* y) {
+// uint8 x int8 convolution through oneDNN: int32 y (requant null) or, with
+// `requant`, uint8 y requantized as QLinearConv does. Prepared once per
+// weights pointer and output kind.
+bool OneDnnConvU8S8Into(const ConvArgs& a, const OneDnnRequant* requant, const uint8_t* x,
+                        const int8_t* weights, void* y) {
 #ifdef TENSOROPS_BENCH_ONEDNN
   using dnnl::memory;
   using dt = memory::data_type;
@@ -913,8 +867,10 @@ bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x
   const size_t out = ConvOut(a);
   const size_t in_nchw[4] = {a.n, a.c, a.h, a.w}, out_nchw[4] = {a.n, a.o, out, out};
   const memory::desc x_md(DimsOf(in_nchw), dt::u8, TagOf(a.channels_last));
-  const memory::desc y_md(DimsOf(out_nchw), dt::u8, TagOf(a.channels_last));
-  const memory::desc bias_md({d(a.o)}, dt::s32, memory::format_tag::x);
+  const memory::desc y_md(DimsOf(out_nchw), requant != nullptr ? dt::u8 : dt::s32,
+                          TagOf(a.channels_last));
+  const memory::desc bias_md =
+      requant != nullptr ? memory::desc({d(a.o)}, dt::s32, memory::format_tag::x) : memory::desc();
   const bool grouped = a.group > 1;
   const memory::dims w_dims =
       grouped ? memory::dims{d(a.group), d(a.o / a.group), d(a.c / a.group), d(a.kernel), d(a.kernel)}
@@ -925,19 +881,23 @@ bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x
     memory weights, bias;
   };
   using Key = std::tuple<size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, bool,
-                         const int8_t*>;
+                         const int8_t*, bool>;
   static std::map<Key, std::optional<Prepared>> cache;
-  const Key key{a.n, a.c, a.h, a.w, a.o, a.group, a.kernel, a.stride, a.pad, a.channels_last, weights};
+  const Key key{a.n, a.c, a.h, a.w, a.o, a.group, a.kernel, a.stride, a.pad, a.channels_last, weights,
+                requant != nullptr};
   const auto& prepared = Cached(cache, key, [&]() -> std::optional<Prepared> {
     try {
       dnnl::primitive_attr attr;
-      attr.set_output_scales(1 << 1, std::vector<float>(r.scales, r.scales + a.o));  // per channel
-      attr.set_zero_points(DNNL_ARG_SRC, 0, {r.x_zero_point});
-      attr.set_zero_points(DNNL_ARG_DST, 0, {r.y_zero_point});
-      if (r.relu) {
-        dnnl::post_ops ops;
-        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-        attr.set_post_ops(ops);
+      if (requant != nullptr) {
+        const OneDnnRequant& r = *requant;
+        attr.set_output_scales(1 << 1, std::vector<float>(r.scales, r.scales + a.o));  // per channel
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {r.x_zero_point});
+        attr.set_zero_points(DNNL_ARG_DST, 0, {r.y_zero_point});
+        if (r.relu) {
+          dnnl::post_ops ops;
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+          attr.set_post_ops(ops);
+        }
       }
       const memory::desc w_any(w_dims, dt::s8, memory::format_tag::any);
       const dnnl::convolution_forward::desc desc(
@@ -947,8 +907,11 @@ bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x
       memory user(w_user, Engine(), const_cast<int8_t*>(weights));
       memory reordered(pd.weights_desc(), Engine());
       dnnl::reorder(user, reordered).execute(Stream(), user, reordered);
-      memory bias(bias_md, Engine());
-      std::memcpy(bias.get_data_handle(), r.bias, a.o * sizeof(int32_t));
+      memory bias;
+      if (requant != nullptr) {
+        bias = memory(bias_md, Engine());
+        std::memcpy(bias.get_data_handle(), requant->bias, a.o * sizeof(int32_t));
+      }
       Stream().wait();
       return Prepared{dnnl::convolution_forward(pd), reordered, bias};
     } catch (const dnnl::error&) {
@@ -958,16 +921,27 @@ bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& r, const uint8_t* x
   if (!prepared) return false;
   memory xm(x_md, Engine(), const_cast<uint8_t*>(x));
   memory ym(y_md, Engine(), y);
-  prepared->primitive.execute(Stream(), {{DNNL_ARG_SRC, xm},
-                                         {DNNL_ARG_WEIGHTS, prepared->weights},
-                                         {DNNL_ARG_BIAS, prepared->bias},
-                                         {DNNL_ARG_DST, ym}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, prepared->weights}, {DNNL_ARG_DST, ym}};
+  if (requant != nullptr) args.emplace(DNNL_ARG_BIAS, prepared->bias);
+  prepared->primitive.execute(Stream(), args);
   Stream().wait();
   return true;
 #else
-  (void)a, (void)r, (void)x, (void)weights, (void)y;
+  (void)a, (void)requant, (void)x, (void)weights, (void)y;
   return false;
 #endif
+}
+
+}  // namespace
+
+bool OneDnnConvU8S8(const ConvArgs& a, const uint8_t* x, const int8_t* weights, int32_t* y) {
+  return OneDnnConvU8S8Into(a, nullptr, x, weights, y);
+}
+
+bool OneDnnQConvU8S8(const ConvArgs& a, const OneDnnRequant& requant, const uint8_t* x,
+                     const int8_t* weights, uint8_t* y) {
+  return OneDnnConvU8S8Into(a, &requant, x, weights, y);
 }
 
 bool XnnpackConv(const ConvArgs& a, const float* x, const float* weights, const float* bias,

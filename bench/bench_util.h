@@ -32,6 +32,20 @@ inline void MemcpyReference(benchmark::State& state, size_t elements, size_t byt
   SetRates(state, elements, bytes_moved);
 }
 
+// A row timing one of peers.h's in-process peaks: `peak_ops(rounds)` returns
+// the operations it did (2 per multiply-add), 0 where it cannot run here.
+inline void PeakRow(benchmark::State& state, double (*peak_ops)(size_t)) {
+  constexpr size_t kRounds = 1 << 16;
+  double ops = 0;
+  for (auto _ : state) ops = peak_ops(kRounds);
+  if (ops == 0) {
+    state.SkipWithError("not on this machine or under TENSOROPS_BENCH_TARGET=AVX2");
+    return;
+  }
+  state.counters["flops"] = ops;
+  state.counters["elements"] = 1;
+}
+
 }  // namespace tensorops::bench
 
 #endif  // TENSOROPS_BENCH_BENCH_UTIL_H_

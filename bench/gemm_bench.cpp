@@ -156,14 +156,6 @@ void FcOneDnn(benchmark::State& state, size_t m, size_t n, size_t k) {
   SetFlops(state, m, n, k);
 }
 
-void FmaPeak(benchmark::State& state) {
-  constexpr size_t kRounds = 1 << 16;
-  double flops = 0;
-  for (auto _ : state) flops = PeakFmaFlops(kRounds);
-  state.counters["flops"] = flops;
-  state.counters["elements"] = 1;
-}
-
 const bool kRegistered = [] {
   const std::string openblas = std::string("openblas_") + OpenBlasCoreName();
   const auto add = [&](size_t m, size_t n, size_t k) {
@@ -215,7 +207,7 @@ const bool kRegistered = [] {
       }
     }
   }
-  benchmark::RegisterBenchmark("sgemm/peak/fma", FmaPeak);
+  benchmark::RegisterBenchmark("sgemm/peak/fma", PeakRow, PeakFmaFlops);
   return true;
 }();
 

@@ -1433,7 +1433,8 @@ double PeakFmaFlopsOf(size_t rounds) {
 // `rounds` rounds of 12 independent multiply-adds into int32 lanes, three
 // vectors of B against four of A as in QGemm's tile: `MulAdd` is vpmaddwd +
 // vpaddd (int16 pairs) or vpdpbusd (byte quads). The empty asm makes A and B
-// opaque each round, so no product is hoisted. Returns the multiply-adds.
+// opaque each round, so no product is hoisted. Returns the operations (2 per
+// multiply-add).
 template <class Vec, size_t kMacsPerLane, class MulAdd>
 double PeakIntMacsOf(size_t rounds, const MulAdd& mul_add) {
   constexpr size_t kLanes = sizeof(Vec) / sizeof(int32_t);
@@ -1458,12 +1459,12 @@ double PeakIntMacsOf(size_t rounds, const MulAdd& mul_add) {
   }
   volatile int32_t keep = sink;
   (void)keep;
-  return static_cast<double>(rounds * 12 * kLanes * kMacsPerLane);
+  return 2.0 * static_cast<double>(rounds * 12 * kLanes * kMacsPerLane);
 }
 
 }  // namespace
 
-double PeakPairsMacs(size_t rounds) {
+double PeakPairsOps(size_t rounds) {
 #if defined(__AVX512BW__)
   if (!PeersAvx2Only()) {
     return PeakIntMacsOf<__m512i, 2>(rounds, [](__m512i acc, __m512i a, __m512i b) {
@@ -1481,7 +1482,7 @@ double PeakPairsMacs(size_t rounds) {
 #endif
 }
 
-double PeakVnniMacs(size_t rounds) {
+double PeakVnniOps(size_t rounds) {
 #if defined(__AVX512VNNI__)
   if (!PeersAvx2Only()) {
     return PeakIntMacsOf<__m512i, 4>(

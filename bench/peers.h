@@ -199,11 +199,12 @@ bool OpenBlasRunsAvx512();
 // done: the FLOP peak, measured in-process.
 double PeakFmaFlops(size_t rounds);
 
-// The same for QGemm's integer steps, returning the multiply-adds done:
-// int16 pairs (vpmaddwd + vpaddd) on the widest vectors as above, and
-// AVX-512 VNNI's vpdpbusd (0 where the machine or PeersAvx2Only() rules it out).
-double PeakPairsMacs(size_t rounds);
-double PeakVnniMacs(size_t rounds);
+// The same for QGemm's integer steps, returning the operations done (2 per
+// multiply-add): int16 pairs (vpmaddwd + vpaddd) on the widest vectors as
+// above, and AVX-512 VNNI's vpdpbusd (0 where the machine or PeersAvx2Only()
+// rules it out).
+double PeakPairsOps(size_t rounds);
+double PeakVnniOps(size_t rounds);
 
 }  // namespace tensorops::bench
 

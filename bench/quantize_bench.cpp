@@ -205,21 +205,6 @@ void QGemmFloatPath(benchmark::State& state, size_t m) {
   SetGemmRates(state, m);
 }
 
-// The core's own rate of each integer step in QGemm's tile (peers.cpp), as
-// "flops" (2 per multiply-add) beside the GEMM rows: what the int16-pairs
-// and VNNI kernels can reach at most.
-void IntPeak(benchmark::State& state, double (*peak_macs)(size_t)) {
-  constexpr size_t kRounds = 1 << 16;
-  double macs = 0;
-  for (auto _ : state) macs = peak_macs(kRounds);
-  if (macs == 0) {
-    state.SkipWithError("not on this machine or under TENSOROPS_BENCH_TARGET=AVX2");
-    return;
-  }
-  state.counters["flops"] = 2 * macs;
-  state.counters["elements"] = 1;
-}
-
 void RegisterQGemm(const std::string& impl, void (*fn)(benchmark::State&, size_t)) {
   for (size_t m : {1, 8, 64, 256}) {
     const std::string name = "qgemm_u8s8/" + impl + "/" + std::to_string(m) + "x1024x1024";
@@ -360,8 +345,10 @@ const bool kRegistered = [] {
   RegisterQGemm("tensorops_requantized", [](benchmark::State& s, size_t m) { QGemmTensorops(s, m, true); });
   RegisterQGemm("onednn", QGemmOneDnn);
   RegisterQGemm("tensorops_float", QGemmFloatPath);
-  benchmark::RegisterBenchmark("qgemm_u8s8/peak/int16_pairs", IntPeak, PeakPairsMacs);
-  benchmark::RegisterBenchmark("qgemm_u8s8/peak/vnni", IntPeak, PeakVnniMacs);
+  // The core's own rate of each integer step in QGemm's tile: what the
+  // int16-pairs and VNNI kernels can reach at most.
+  benchmark::RegisterBenchmark("qgemm_u8s8/peak/int16_pairs", PeakRow, PeakPairsOps);
+  benchmark::RegisterBenchmark("qgemm_u8s8/peak/vnni", PeakRow, PeakVnniOps);
   RegisterQConv("tensorops", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, false); });
   RegisterQConv("tensorops_requantized", [](benchmark::State& s, ConvArgs a) { QConvTensorops(s, a, true); });
   RegisterQConv("onednn", QConvOneDnn);

@@ -398,8 +398,8 @@ int RunMobileNetV2Int8(int runs) {
   std::printf("  forward: float %.2f ms, int8 %.2f ms (%.2fx, %.1f GMAC/s)", total_f / 1e6, total_q / 1e6,
               total_f / total_q, macs / total_q);
   if (have_onednn && conv_onednn > 0) {
-    std::printf("; int8 convolutions %.2f ms, oneDNN's requantizing u8s8 primitives for them %.2f ms: %.2fx", conv_q / 1e6,
-                conv_onednn / 1e6, conv_onednn / conv_q);
+    std::printf("; int8 convolutions %.2f ms, oneDNN's requantizing u8s8 primitives for them %.2f ms: %.2fx",
+                conv_q / 1e6, conv_onednn / 1e6, conv_onednn / conv_q);
   } else {
     std::printf("; oneDNN not built in");
   }

@@ -256,7 +256,7 @@ TEST_CASE("QConv: a depthwise bias too large for float sums is added as an integ
   const std::vector<uint8_t> x(3 * 8 * 16, 1);
   const std::vector<int8_t> w(16 * 9, 1);
   const std::vector<int32_t> bias(16, 41943034);
-  ForEachTargetAndVnniVariant([&](int64_t) {
+  ForEachTarget([&](int64_t) {  // depthwise: no QGemm tile, nothing VNNI changes
     const QConvWeights<Nhwc, int8_t> weights(TensorView<const int8_t, Strided<>>(w.data(), {16, 1, 3, 3}),
                                              std::vector<float>{0x1p-12f}, std::vector<int8_t>{0}, 16);
     std::vector<uint8_t> y(3 * 8 * 16, 0);

@@ -436,8 +436,9 @@ HWY_INLINE void ForQQuadsOutput(const QQuadsOutput& o, const Store& store) {
 
 #if TENSOROPS_QGEMM_AVX512
 // avx512vnni beside the target's own features: AVX3's string has none, and
-// Highway 1.0.3's AVX3_DL string names avxvnni (the VEX form) only. Raw intrinsics, as Highway 1.0.3 has no
-// byte dot product; x86-only code, so the tile may live in arrays of __m512i.
+// Highway 1.0.3's AVX3_DL string names avxvnni (the VEX form) only. Raw
+// intrinsics, as Highway 1.0.3 has no byte dot product; x86-only code, so
+// the tile may live in arrays of __m512i.
 #define TENSOROPS_QGEMM_VNNI __attribute__((target(HWY_TARGET_STR ",avx512vnni")))
 
 // row_sums[i] = sum of the k bytes of row i (uint8 A read in place).

@@ -120,22 +120,19 @@ inline int64_t SupportedTargets() {
 // kernels that use it ask at run time. (An AVX3 target already implies the
 // OS saves AVX-512 state, which VNNI needs.)
 inline bool CpuHasAvx512Vnni() {
-#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
   static const bool has = [] {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 11)) != 0;
-  }();
-  return has;
 #elif HWY_ARCH_X86 && defined(_MSC_VER)
-  static const bool has = [] {
     int regs[4];
     __cpuidex(regs, 7, 0);
     return (regs[2] & (1 << 11)) != 0;
+#else
+    return false;
+#endif
   }();
   return has;
-#else
-  return false;
-#endif
 }
 
 inline bool& Avx512VnniHidden() {

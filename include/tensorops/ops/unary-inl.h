@@ -22,12 +22,19 @@ namespace tensorops {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// x clamped to [lo, hi] by comparisons, so that NaN passes through (Min and
-// Max differ across targets in what they return for NaN).
+// x clamped to [lo, hi] with NaN passed through, and -0 at a bound of +0
+// (x < lo gives lo, x > hi gives hi, else x). x86's MINPS and MAXPS return
+// their second operand unless the first is strictly beyond it, which is
+// exactly that with x second; elsewhere Min and Max return the number for
+// NaN and FMAXNM makes -0 +0, so the bounds are compared.
 template <class D>
 HWY_INLINE hn::Vec<D> ClampKeepNaN(hn::Vec<D> x, hn::Vec<D> lo, hn::Vec<D> hi) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  return hn::Min(hi, hn::Max(lo, x));
+#else
   x = hn::IfThenElse(hn::Lt(x, lo), lo, x);
   return hn::IfThenElse(hn::Gt(x, hi), hi, x);
+#endif
 }
 
 // The fast tier's forms (Accuracy::kFast; unary.h states their errors).

@@ -77,8 +77,8 @@ HWY_INLINE hn::Vec<D> PolynomialRest(D d, hn::Vec<D> t, const float (&c)[N], flo
 // operand where either is NaN, so min(hi, max(lo, x)) keeps it; Highway's
 // Min and Max elsewhere (Arm's FMINNM and FMAXNM, the emulated targets)
 // return the number, so there NaN lanes are put back. (unary-inl.h's
-// ClampKeepNaN compares instead: Clip must keep x = -0 at a bound of 0, which
-// FMAXNM makes +0.)
+// ClampKeepNaN compares there instead: Clip must keep x = -0 at a bound of 0,
+// which FMAXNM makes +0.)
 template <class D>
 HWY_INLINE hn::Vec<D> ClampKeepingNaN(D d, hn::Vec<D> x, float lo, float hi) {
   const auto clamped = hn::Min(hn::Set(d, hi), hn::Max(hn::Set(d, lo), x));

@@ -9,6 +9,8 @@
 #define TENSOROPS_OPS_GEMM_INL_H_
 #endif
 
+#include <limits>
+
 #include <hwy/highway.h>
 
 #include "tensorops/detail/registers-inl.h"
@@ -238,6 +240,45 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
   const auto vbeta = hn::Set(d, beta);
   // A copy: C's stores could alias the caller's epilogue, forcing reloads.
   const GemmTileEpilogue e = epi != nullptr ? *epi : GemmTileEpilogue();
+  const detail::GemmOperand& bias = e.bias.operand;
+  if (epi != nullptr && beta == 0.0f && cols == kVecs * lanes && bias.data != nullptr &&
+      (bias.row_bytes == 0 || bias.col_bytes == 0)) {
+    // A whole tile with a bias along C's rows or columns (a convolution's),
+    // finished with each operand set up once: the general form below tests
+    // and broadcasts them again for every register. The same operations in
+    // the same order, so the same bits; no clamp is a clamp to +-inf.
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const auto vscale = hn::Set(d, e.bias.scale);
+    const auto lo = hn::Set(d, e.clamp ? e.lo : -kInf);
+    const auto hi = hn::Set(d, e.clamp ? e.hi : kInf);
+    const auto store = [&](auto sum, auto bias_lanes, float* out) TENSOROPS_INLINE_LAMBDA {
+      const auto biased = hn::MulAdd(vscale, bias_lanes, hn::Mul(sum, valpha));
+      hn::StoreU(ClampKeepNaN<GemmTag>(biased, lo, hi), d, out);
+    };
+    if (bias.col_bytes != 0) {  // one value per column: kVecs vectors
+      const auto b0 = hn::LoadU(d, bias.data);
+      const auto b1 = kVecs > 1 ? hn::LoadU(d, bias.data + lanes) : b0;
+      const auto b2 = kVecs > 2 ? hn::LoadU(d, bias.data + 2 * lanes) : b0;
+      const auto b3 = kVecs > 3 ? hn::LoadU(d, bias.data + 3 * lanes) : b0;
+      Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
+        float* row = detail::AdvanceBytes(c, i * c_row_bytes);
+        Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
+          constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+          store(Nth<kI * kVecs + kV>(acc...), Nth<kV>(b0, b1, b2, b3), row + kV * lanes);
+        });
+      });
+    } else {  // one value per row (or one for the tile)
+      Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
+        float* row = detail::AdvanceBytes(c, i * c_row_bytes);
+        const auto bi = hn::Set(d, *detail::AdvanceBytes(bias.data, i * bias.row_bytes));
+        Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
+          constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+          store(Nth<kI * kVecs + kV>(acc...), bi, row + kV * lanes);
+        });
+      });
+    }
+    return;
+  }
   Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
     float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(c) + i * c_row_bytes);
     Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {

@@ -390,6 +390,20 @@ HWY_NOINLINE inline void RowPanelsTile(APanel panel, const float* HWY_RESTRICT b
 
 // -------------------------------------------------------------- the loops
 
+// Fetches the lines of the kGemmRows x cols tile of C that the next tile
+// call writes first. In a network C is rarely in cache (other layers ran
+// since it was last written), and a tile's rows are a row of C apart: its
+// stores would wait on a miss per line that the hardware prefetchers do not
+// run ahead of. The current tile's multiply-adds cover the fetch.
+inline void PrefetchTile(const float* c, size_t c_row_bytes, size_t cols) {
+  constexpr size_t kLineFloats = 64 / sizeof(float);
+  for (size_t i = 0; i < kGemmRows; ++i) {
+    const float* row = detail::AdvanceBytes(c, i * c_row_bytes);
+    for (size_t j = 0; j < cols; j += kLineFloats) hwy::Prefetch(row + j);
+    hwy::Prefetch(row + cols - 1);  // the last line, where the row is not aligned
+  }
+}
+
 // C = beta * C without reading C when beta = 0 (alpha = 0 or K = 0).
 inline void ScaleC(float* c, size_t c_row_bytes, size_t m, size_t n, float beta) {
   for (size_t i = 0; i < m; ++i) {
@@ -720,6 +734,9 @@ struct GemmLoops {
               const GemmTileEpilogue tile_epilogue =
                   tile_applies ? finish.tile->Advanced(ic + ir, jc + jr) : GemmTileEpilogue{};
               const GemmTileEpilogue* epi = tile_applies ? &tile_epilogue : nullptr;
+              if (pc == 0 && ir + 2 * kGemmRows <= mc) {
+                PrefetchTile(sums.At(ic + ir + kGemmRows, jr), sums.row_bytes, cols);
+              }
               kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
                                          sums.row_bytes, cols, job.alpha, beta, epi);
               if constexpr (kFinishPass) {

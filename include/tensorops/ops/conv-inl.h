@@ -9,6 +9,8 @@
 #define TENSOROPS_OPS_CONV_INL_H_
 #endif
 
+#include <limits>
+
 #include <hwy/highway.h>
 
 #include "tensorops/detail/storage-inl.h"
@@ -727,12 +729,34 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const size_t pixel_step = kStride * col_step;  // bytes between outputs' windows
     const TX* x_row = XAt(job, s.n, cv, s.first_row, 0);
     TY* y_row = YAt(job, s.n, cv, s.oh, 0);
+    // A bias then ReLU or Clip (a MobileNet layer's) with the operands set up
+    // once for the sweep: StoreOutputs loads the bias again after every store
+    // to y (they might alias, as far as the compiler knows) and tests its
+    // form, around 9 multiply-adds per output. The same operations in the
+    // same order, so the same bits; no clamp is a clamp to +-inf.
+    GemmTileEpilogue quick{};
+    bool quick_form = false;
+    if constexpr (kStagesInRegisters) {
+      quick_form = GemmTileEpilogueOf(states, &quick) && quick.bias.operand.data != nullptr &&
+                   quick.bias.operand.row_bytes == 0;
+    }
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float* bias_data = quick.bias.operand.data;
+    const auto bias = !quick_form                        ? hn::Zero(d)
+                      : quick.bias.operand.col_bytes != 0 ? hn::LoadU(d, bias_data + cv)
+                                                          : hn::Set(d, *bias_data);
+    const auto bias_scale = hn::Set(d, quick.bias.scale);
+    const auto lo = hn::Set(d, quick.clamp ? quick.lo : -kInf);
+    const auto hi = hn::Set(d, quick.clamp ? quick.hi : kInf);
     const auto store = [&](size_t o, auto v) TENSOROPS_INLINE_LAMBDA {
+      TY* y = detail::AdvanceBytes(y_row, o * job.y_stride[3]);
       if constexpr (kSumsToScratch) {
         StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
+      } else if (quick_form) {
+        const auto biased = hn::MulAdd(bias_scale, bias, v);
+        StoreUpToFromF32<TY>(d, ClampKeepNaN<decltype(d)>(biased, lo, hi), y, lanes);
       } else {
-        StoreOutputs(d, v, states, o - s.o0, cv, detail::AdvanceBytes(y_row, o * job.y_stride[3]),
-                     lanes);
+        StoreOutputs(d, v, states, o - s.o0, cv, y, lanes);
       }
     };
     // Output o alone, over its taps inside x.

@@ -9,8 +9,6 @@
 #define TENSOROPS_OPS_CONV_INL_H_
 #endif
 
-#include <limits>
-
 #include <hwy/highway.h>
 
 #include "tensorops/detail/storage-inl.h"
@@ -732,29 +730,26 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     // A bias then ReLU or Clip (a MobileNet layer's) with the operands set up
     // once for the sweep: StoreOutputs loads the bias again after every store
     // to y (they might alias, as far as the compiler knows) and tests its
-    // form, around 9 multiply-adds per output. The same operations in the
-    // same order, so the same bits; no clamp is a clamp to +-inf.
+    // form, around 9 multiply-adds per output.
     GemmTileEpilogue quick{};
     bool quick_form = false;
     if constexpr (kStagesInRegisters) {
       quick_form = GemmTileEpilogueOf(states, &quick) && quick.bias.operand.data != nullptr &&
                    quick.bias.operand.row_bytes == 0;
     }
-    constexpr float kInf = std::numeric_limits<float>::infinity();
     const float* bias_data = quick.bias.operand.data;
     const auto bias = !quick_form                        ? hn::Zero(d)
                       : quick.bias.operand.col_bytes != 0 ? hn::LoadU(d, bias_data + cv)
                                                           : hn::Set(d, *bias_data);
     const auto bias_scale = hn::Set(d, quick.bias.scale);
-    const auto lo = hn::Set(d, quick.clamp ? quick.lo : -kInf);
-    const auto hi = hn::Set(d, quick.clamp ? quick.hi : kInf);
+    const auto lo = hn::Set(d, quick.Low());
+    const auto hi = hn::Set(d, quick.High());
     const auto store = [&](size_t o, auto v) TENSOROPS_INLINE_LAMBDA {
       TY* y = detail::AdvanceBytes(y_row, o * job.y_stride[3]);
       if constexpr (kSumsToScratch) {
         StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
       } else if (quick_form) {
-        const auto biased = hn::MulAdd(bias_scale, bias, v);
-        StoreUpToFromF32<TY>(d, ClampKeepNaN<decltype(d)>(biased, lo, hi), y, lanes);
+        StoreUpToFromF32<TY>(d, ApplyBiasThenClamp(v, bias, bias_scale, lo, hi), y, lanes);
       } else {
         StoreOutputs(d, v, states, o - s.o0, cv, y, lanes);
       }

@@ -9,8 +9,6 @@
 #define TENSOROPS_OPS_GEMM_INL_H_
 #endif
 
-#include <limits>
-
 #include <hwy/highway.h>
 
 #include "tensorops/detail/registers-inl.h"
@@ -245,15 +243,12 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
       (bias.row_bytes == 0 || bias.col_bytes == 0)) {
     // A whole tile with a bias along C's rows or columns (a convolution's),
     // finished with each operand set up once: the general form below tests
-    // and broadcasts them again for every register. The same operations in
-    // the same order, so the same bits; no clamp is a clamp to +-inf.
-    constexpr float kInf = std::numeric_limits<float>::infinity();
+    // and broadcasts them again for every register.
     const auto vscale = hn::Set(d, e.bias.scale);
-    const auto lo = hn::Set(d, e.clamp ? e.lo : -kInf);
-    const auto hi = hn::Set(d, e.clamp ? e.hi : kInf);
+    const auto lo = hn::Set(d, e.Low());
+    const auto hi = hn::Set(d, e.High());
     const auto store = [&](auto sum, auto bias_lanes, float* out) TENSOROPS_INLINE_LAMBDA {
-      const auto biased = hn::MulAdd(vscale, bias_lanes, hn::Mul(sum, valpha));
-      hn::StoreU(ClampKeepNaN<GemmTag>(biased, lo, hi), d, out);
+      hn::StoreU(ApplyBiasThenClamp(hn::Mul(sum, valpha), bias_lanes, vscale, lo, hi), d, out);
     };
     if (bias.col_bytes != 0) {  // one value per column: kVecs vectors
       const auto b0 = hn::LoadU(d, bias.data);

@@ -77,6 +77,10 @@ struct GemmTileEpilogue {
   GemmTileEpilogue Advanced(size_t rows, size_t cols) const {
     return {bias.operand.data != nullptr ? bias.Advanced(rows, cols) : bias, clamp, lo, hi};
   }
+  // The clamp's bounds, +-inf where there is none (a clamp to them keeps
+  // every value, NaN and -0 included).
+  float Low() const { return clamp ? lo : -std::numeric_limits<float>::infinity(); }
+  float High() const { return clamp ? hi : std::numeric_limits<float>::infinity(); }
 };
 
 // Adds one stage to `e`, or returns false where the list leaves the form.
@@ -119,6 +123,15 @@ HWY_INLINE hn::Vec<D> ApplyTileEpilogue(D d, hn::Vec<D> x, const GemmTileEpilogu
   if (e.bias.operand.data != nullptr) x = ApplyGemmStage(d, x, e.bias, row, col, count);
   if (e.clamp) x = ClampKeepNaN<D>(x, hn::Set(d, e.lo), hn::Set(d, e.hi));
   return x;
+}
+
+// ApplyTileEpilogue for a form with a bias, its operands set up once by a
+// caller that finishes many registers: the bias lanes, Set(bias.scale) and
+// Set(Low()), Set(High()). The same operations in the same order, so the
+// same bits.
+template <class V>
+HWY_INLINE V ApplyBiasThenClamp(V x, V bias, V scale, V lo, V hi) {
+  return ClampKeepNaN<hn::DFromV<V>>(hn::MulAdd(scale, bias, x), lo, hi);
 }
 
 // dst(i, j) = stages(scale * src(i, j)) over rows x cols, the block's first

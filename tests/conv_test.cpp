@@ -48,7 +48,7 @@ std::string Describe(const Shape& s, const Conv& conv) {
 }
 
 // Which epilogue a check runs (each is its own kernel).
-enum class Stages { kNone, kBias, kBiasResidualRelu };
+enum class Stages { kNone, kBias, kBiasRelu, kBiasResidualRelu };
 
 template <class T>
 constexpr double Step() {
@@ -128,6 +128,7 @@ void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Exte
       sum += bias[o];
       extra += std::fabs(bias[o]);
     }
+    if (kStages == Stages::kBiasRelu) sum = std::max(0.0, sum);
     if (kStages == Stages::kBiasResidualRelu) {
       const double r = residual.at(out);
       sum = std::max(0.0, sum + r);
@@ -147,6 +148,8 @@ void Check(const Shape& s, const Conv& conv_in, const Extents& x_pad, const Exte
       conv(x.ConstView(), weights, y.View());
     } else if constexpr (kStages == Stages::kBias) {
       conv(x.ConstView(), weights, y.View(), Epilogue{Bias{bias}});
+    } else if constexpr (kStages == Stages::kBiasRelu) {  // finished in the register tiles
+      conv(x.ConstView(), weights, y.View(), Epilogue{Bias{bias}, Unary<UnaryKind::kRelu>{}});
     } else {
       // With the caller's scratch, stated by ScratchBytes.
       std::vector<std::byte> scratch(conv.ScratchBytes<TY>(weights, s.h, s.w));
@@ -277,9 +280,9 @@ TEST_CASE("Conv: padded pitches and sub-views", "[conv]") {
   });
 }
 
-// Each shape at strides 1 and 2 with `pads`: bias + residual + ReLU into
-// float, bias into float16 from float16, bfloat16 x into float, both layouts
-// (or NHWC only).
+// Each shape at strides 1 and 2 with `pads`: bias + residual + ReLU and
+// bias + ReLU into float, bias into float16 from float16, bfloat16 x into
+// float, both layouts (or NHWC only).
 void CheckEpiloguesAndStorage(const std::vector<Shape>& shapes, Pads2 pads, uint64_t seed,
                               bool nhwc_only = false) {
   for (const Shape& s : shapes) {
@@ -288,7 +291,8 @@ void CheckEpiloguesAndStorage(const std::vector<Shape>& shapes, Pads2 pads, uint
       CheckBothLayouts<Stages::kBiasResidualRelu, float, float>(s, conv, seed, nhwc_only);
       CheckBothLayouts<Stages::kBias, hwy::float16_t, hwy::float16_t>(s, conv, seed + 2, nhwc_only);
       CheckBothLayouts<Stages::kNone, hwy::bfloat16_t, float>(s, conv, seed + 4, nhwc_only);
-      seed += 6;
+      CheckBothLayouts<Stages::kBiasRelu, float, float>(s, conv, seed + 6, nhwc_only);
+      seed += 8;
     }
   }
 }
@@ -301,12 +305,21 @@ TEST_CASE("Conv: epilogues and float16/bfloat16 storage", "[conv]") {
                            {1, 0, 1, 1}, 3000);
 }
 
-// A network's stem (three input channels): in NHWC the register tile reads
-// each output's taps from x in place, in tiles of 8, 4 and 1 outputs (6, 3
-// and 1 on AVX2 and SSE4) along rows wide enough for several of each.
-TEST_CASE("Conv: few input channels read in place, stem-like rows", "[conv]") {
+// A network's stem (three input channels): in NHWC the register tiles read
+// each output's taps from a padded copy of its input rows (direct), in
+// tiles of 8 outputs (6 on AVX2 and SSE4), the rest of a row as one more
+// tile that overlaps the one before, or as half tiles, or one by one.
+TEST_CASE("Conv: few input channels, direct stem-like rows", "[conv]") {
   CheckEpiloguesAndStorage({{1, 3, 9, 45, 32, 1, 3, 3}, {2, 3, 6, 38, 24, 1, 3, 3}}, {1, 1, 1, 1},
                            3300);
+}
+
+// Deep kernels (K = 360 and 576) in NHWC: a row wide enough for whole
+// register tiles runs direct; a narrow one runs the implicit GEMM on
+// patches, whatever the machine's L1.
+TEST_CASE("Conv: deep kernels, direct rows and patch blocks", "[conv]") {
+  CheckEpiloguesAndStorage({{1, 40, 5, 9, 50, 1, 3, 3}, {1, 64, 4, 5, 20, 1, 3, 3}}, {1, 1, 1, 1},
+                           3400);
 }
 
 // Depthwise 3x3 rows with outputs whose windows lie inside x: those run four

@@ -89,7 +89,7 @@ HWY_INLINE void GatherColumns(const T* row, size_t in, size_t stride, int64_t of
   ZeroFloats(dst + hi, n - hi);
 }
 
-// ------------------------------------------- direct tiles (few channels)
+// ------------------------------------------------------- direct tiles
 
 // The taps of one output's window that lie inside x, as `rows` x `taps`
 // runs of `length` consecutive k (consecutive floats of x, consecutive rows
@@ -109,7 +109,8 @@ struct TapRuns {
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRuns& runs,
                                const float* HWY_RESTRICT panel, size_t nr, float* out,
-                               size_t out_row_bytes, size_t cols, V... acc) {
+                               size_t out_row_bytes, size_t cols, const GemmTileEpilogue* epi,
+                               V... acc) {
   static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
@@ -133,32 +134,25 @@ HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRun
       }
     }
   }
-  Unroll<kRows>([&](auto i) {
-    float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(out) + i * out_row_bytes);
-    Unroll<kVecs>([&](auto v) {
-      const size_t j = v * lanes;
-      if (j >= cols) return;
-      constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
-      StoreUpToFromF32<float>(d, Nth<kI * kVecs + kV>(acc...), row + j, HWY_MIN(lanes, cols - j));
-    });
-  });
+  StoreTile<kRows, kVecs>(out, out_row_bytes, cols, 1.0f, 0.0f, epi, acc...);
 }
 
 template <size_t kRows, size_t kVecs, size_t... kI>
 HWY_INLINE void DirectTileFromZero(std::index_sequence<kI...>, const float* x0, size_t pixel_bytes,
                                    const TapRuns& runs, const float* panel, size_t nr, float* out,
-                                   size_t out_row_bytes, size_t cols) {
+                                   size_t out_row_bytes, size_t cols,
+                                   const GemmTileEpilogue* epi) {
   const auto zero = hn::Zero(GemmTag());
-  DirectTileBody<kRows, kVecs>(x0, pixel_bytes, runs, panel, nr, out, out_row_bytes, cols,
+  DirectTileBody<kRows, kVecs>(x0, pixel_bytes, runs, panel, nr, out, out_row_bytes, cols, epi,
                                Copy<kI>(zero)...);
 }
 
 template <size_t kRows, size_t kVecs>
 HWY_NOINLINE void DirectTile(const float* x0, size_t pixel_bytes, const TapRuns& runs,
                              const float* panel, size_t nr, float* out, size_t out_row_bytes,
-                             size_t cols) {
+                             size_t cols, const GemmTileEpilogue* epi) {
   DirectTileFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, x0, pixel_bytes, runs,
-                                   panel, nr, out, out_row_bytes, cols);
+                                   panel, nr, out, out_row_bytes, cols, epi);
 }
 
 // The tiles a row of outputs takes: the micro-kernel's rows, half of them,
@@ -171,7 +165,7 @@ inline constexpr size_t kDirectRows[3] = {4, 2, 1};
 inline constexpr size_t kDirectRows[3] = {kGemmRows, kGemmRows / 2, 1};
 #endif
 using DirectTileFn = void (*)(const float*, size_t, const TapRuns&, const float*, size_t, float*,
-                              size_t, size_t);
+                              size_t, size_t, const GemmTileEpilogue*);
 template <size_t kVecs>
 inline constexpr DirectTileFn kDirectTiles[3] = {
     &DirectTile<kDirectRows[0], kVecs>, &DirectTile<kDirectRows[1], kVecs>, &DirectTile<1, kVecs>};
@@ -239,10 +233,12 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       return;
     }
     const size_t ow_n = job.w.out, oh_n = job.h.out;
-    if constexpr (kChannelsLast && hwy::IsSame<TX, float>()) {
+    if constexpr (kChannelsLast) {
       if (job.direct) {
+        float* rows = scratch + kGemmRows * GemmPanelWidth();  // after one tile of sums
         for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
-          DirectRow(job, unit / oh_n / job.groups, unit / oh_n % job.groups, unit % oh_n, scratch);
+          DirectRow(job, unit / oh_n / job.groups, unit / oh_n % job.groups, unit % oh_n, rows,
+                    scratch);
         }
         return;
       }
@@ -268,56 +264,97 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
 
   // ------------------------------------------------------------ direct
 
-  // Output row oh of image n, group g (Job::direct): tiles of outputs along
-  // the row, their taps read from x in place, for each panel of the group's
-  // packed weights; `sums` holds a tile (kGemmRows x NR floats) for the
+  // Output row oh of image n, group g (Job::direct). The input rows its
+  // windows reach are copied as float into `rows` (kH rows of DirectRowWidth pixels), the
+  // left and right padding written as zeros, so that every output's window
+  // lies inside the copy: each register tile of outputs along the row then
+  // broadcasts its taps from the copy, for each panel of the group's packed
+  // weights. A row's last tile ends at its last output and overlaps the one
+  // before when the row is not a multiple of the tile (the outputs it
+  // computes again get the same bits). `sums` holds one tile for the
   // epilogue's pass.
-  static void DirectRow(const Job& job, size_t n, size_t g, size_t oh, float* sums) {
+  static void DirectRow(const Job& job, size_t n, size_t g, size_t oh, float* HWY_RESTRICT rows,
+                        float* sums) {
     const size_t cg = job.in_channels / job.groups, og = job.out_channels / job.groups;
     const size_t kw = job.w.kernel, k = cg * job.h.kernel * kw;
     const size_t nr = GemmPanelWidth(), lanes = hn::Lanes(GemmTag());
     const size_t i0 = job.h.FirstTap(oh), i1 = job.h.EndTap(oh);
-    const size_t inside_begin = job.w.InsideBegin(), inside_end = job.w.InsideEnd();
-    const size_t pixel_bytes = job.w.stride * job.x_stride[3];
-    const bool joined = job.w.dilation == 1 && job.x_stride[3] == cg * sizeof(float);
+    const size_t width = detail::DirectRowWidth(job.w), row_floats = width * cg;
+    const size_t left = job.w.pad_begin;  // padded column `left` is input column 0
+    const size_t inside = HWY_MIN(job.w.in, width - HWY_MIN(width, left));
+    const size_t channel_step = job.x_stride[1] / sizeof(TX);
+    for (size_t i = i0; i < i1; ++i) {
+      const size_t in_row = static_cast<size_t>(job.h.Start(oh) +
+                                                static_cast<int64_t>(i * job.h.dilation));
+      float* dst = rows + (i - i0) * row_floats;
+      ZeroFloats(dst, HWY_MIN(left, width) * cg);
+      if (channel_step == 1 && job.x_stride[3] == cg * sizeof(TX)) {  // one run
+        CopyRun<TX>(XAt(job, n, g * cg, in_row, 0), inside * cg, dst + left * cg);
+      } else {
+        for (size_t c = 0; c < inside; ++c) {
+          WidenStrided<TX>(XAt(job, n, g * cg, in_row, c), channel_step, cg,
+                           dst + (left + c) * cg);
+        }
+      }
+      ZeroFloats(dst + (left + inside) * cg, (width - HWY_MIN(width, left + inside)) * cg);
+    }
+    TapRuns runs{};
+    runs.rows = i1 - i0;
+    const bool joined = job.w.dilation == 1;  // a kernel row's taps are one run
+    runs.taps = joined ? 1 : kw;
+    runs.length = joined ? kw * cg : cg;
+    runs.a_row = row_floats * sizeof(float);
+    runs.a_tap = job.w.dilation * cg * sizeof(float);
+    runs.k0 = i0 * kw * cg;
+    runs.k_row = kw * cg;
+    runs.k_tap = cg;
+    const size_t pixel_bytes = job.w.stride * cg * sizeof(float);
+    const size_t out_w = job.w.out;
     [[maybe_unused]] States states{};
-    if constexpr (kFinishPass) states = StatesAt(job, n, g * og, oh, 0);
+    // A float y whose stages are a bias and a clamp (ReLU, ReLU6, Clip) is
+    // finished in the tile's registers, as the GEMM's tiles do.
+    GemmTileEpilogue row_epilogue;
+    [[maybe_unused]] bool in_tile = false;
+    if constexpr (kFinishPass) {
+      states = StatesAt(job, n, g * og, oh, 0);
+      in_tile = hwy::IsSame<TY, float>() && GemmTileEpilogueOf(states, &row_epilogue);
+    }
     for (size_t j = 0; j < og; j += nr) {
       const size_t cols = HWY_MIN(nr, og - j);
       const size_t vecs = (cols + lanes - 1) / lanes;
       const float* panel = job.weights + g * job.group_floats + j * k;
-      for (size_t ow = 0; ow < job.w.out;) {
-        const bool inside = ow >= inside_begin && ow < inside_end;
-        const size_t run = inside ? inside_end - ow : 1;
-        const size_t tile = run >= kDirectRows[0] ? 0 : run >= kDirectRows[1] ? 1 : 2;
-        const size_t rows = kDirectRows[tile];
-        const size_t j0 = inside ? 0 : job.w.FirstTap(ow), j1 = inside ? kw : job.w.EndTap(ow);
-        TapRuns runs{};
-        const float* x0 = job.x;
-        if (i0 < i1 && j0 < j1) {
-          runs.rows = i1 - i0;
-          runs.taps = joined ? 1 : j1 - j0;
-          runs.length = joined ? (j1 - j0) * cg : cg;
-          runs.a_row = job.h.dilation * job.x_stride[2];
-          runs.a_tap = job.w.dilation * job.x_stride[3];
-          runs.k0 = (i0 * kw + j0) * cg;
-          runs.k_row = kw * cg;
-          runs.k_tap = cg;
-          const auto tap_at = [](const WindowAxis& axis, size_t o, size_t tap) {
-            return static_cast<size_t>(axis.Start(o) + static_cast<int64_t>(tap * axis.dilation));
-          };
-          x0 = XAt(job, n, g * cg, tap_at(job.h, oh, i0), tap_at(job.w, ow, j0));
-        }
-        TY* y = YAt(job, n, g * og + j, oh, ow);
+      const auto run_tile = [&](size_t t, size_t at) {
+        const float* x0 = rows + at * job.w.stride * cg;
+        TY* y = YAt(job, n, g * og + j, oh, at);
         if constexpr (kFinishPass) {
-          DirectTileFor(tile, vecs)(x0, pixel_bytes, runs, panel, nr, sums, nr * sizeof(float),
-                                    cols);
-          GemmEpiloguePass<float, TY>(sums, nr * sizeof(float), 1.0f, y, job.y_stride[3], rows,
-                                      cols, states, ow, j);
+          if constexpr (hwy::IsSame<TY, float>()) {
+            if (in_tile) {
+              const GemmTileEpilogue epi = row_epilogue.Advanced(at, j);
+              DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols,
+                                     &epi);
+              return;
+            }
+          }
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, sums, nr * sizeof(float), cols,
+                                 nullptr);
+          GemmEpiloguePass<float, TY>(sums, nr * sizeof(float), 1.0f, y, job.y_stride[3],
+                                      kDirectRows[t], cols, states, at, j);
         } else {
-          DirectTileFor(tile, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols);
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols,
+                                 nullptr);
         }
-        ow += rows;
+      };
+      // Whole tiles, then the rest: more than half a tile as one whole tile
+      // ending at the row's end, else a half tile (ending there too).
+      size_t ow = 0;
+      for (; ow + kDirectRows[0] <= out_w; ow += kDirectRows[0]) run_tile(0, ow);
+      const size_t rest = out_w - ow;
+      if (rest > kDirectRows[1] && ow != 0) {
+        run_tile(0, out_w - kDirectRows[0]);
+      } else if (rest != 0 && out_w >= kDirectRows[1]) {
+        for (; ow < out_w; ow += kDirectRows[1]) run_tile(1, HWY_MIN(ow, out_w - kDirectRows[1]));
+      } else {
+        for (; ow < out_w; ++ow) run_tile(2, ow);
       }
     }
   }

@@ -28,10 +28,11 @@
 //   built for a block of output pixels at a time (bounded by the L2 size),
 //   never for the whole image. A 1x1 convolution with stride 1 and no
 //   padding on float x reads x in place: it is the GEMM on the view itself.
-//   NHWC float x whose group's packed weights (K x NR floats a panel) fit in
-//   half of L1 (a stem: K = 3 x 3 x 3) runs the GEMM's register tile on x in
-//   place instead (direct): each output's taps are broadcast from x, no
-//   patch is written.
+//   Other NHWC convolutions run direct where the register tiles stay whole
+//   (whole tiles hold 3/4 of an output row, or a panel of the weights fits
+//   half of L1, as a stem's K = 3 x 3 x 3 does): an output row's input rows
+//   are copied once as float with their padding, and the GEMM's register
+//   tile broadcasts each output's taps from that copy; no patch is written.
 //
 // Scratch: the call with an executor (or none) keeps one buffer per calling
 // thread, grown to the largest call; with a caller's span (ScratchBytes)
@@ -68,6 +69,12 @@ namespace tensorops {
 enum class ConvStrategy : uint8_t { kDepthwise, kGemm };
 
 namespace detail {
+
+// The columns of one input row that an NHWC output row's windows reach,
+// from input column -pad_begin: the width of the direct path's padded copy.
+inline size_t DirectRowWidth(const WindowAxis& w) {
+  return w.out == 0 ? 0 : (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1;
+}
 
 // How a stage of a Conv epilogue moves to a block of outputs. The kernel
 // treats a block as a matrix: NHWC pixels x channels, NCHW channels x pixels
@@ -176,7 +183,7 @@ struct ConvKernel {
     const float* weights;
     size_t group_floats;     // floats of prepared weights per group
     bool pointwise;          // 1x1, stride 1, no padding, float x: read x in place
-    bool direct;             // NHWC, float x, few channels: tiles read x in place
+    bool direct;             // NHWC: tiles read a float copy of the rows of x (DirectRow)
     bool merge_rows;         // a block of outputs may span output rows
     size_t block_pixels;     // output pixels per implicit-GEMM block
     typename detail::ConvStagesOf<Epi>::type stages;
@@ -397,6 +404,7 @@ struct Conv {
  private:
   struct Layout {
     size_t block_pixels = 0;
+    bool direct = false;       // Job::direct
     size_t scratch_bytes = 0;  // per slice, including alignment room
   };
 
@@ -429,6 +437,26 @@ struct Conv {
     }
     const size_t k = w.in_channels_per_group() * w.kernel().h * w.kernel().w;
     const GemmBlocking blk = ActiveGemmBlocking(k);  // as the kernel's GemmBlockingHere(k)
+    const bool geometric_pointwise = h.kernel == 1 && wa.kernel == 1 && h.stride == 1 &&
+                                     wa.stride == 1 && h.pad_begin + h.pad_end == 0 &&
+                                     wa.pad_begin + wa.pad_end == 0;
+    // NHWC runs direct (DirectRow) where its register tiles stay whole: when
+    // whole tiles hold at least 3/4 of a row's outputs (the rest take half
+    // tiles, which read B twice as often per FMA; from L2 when K is deep),
+    // or when a panel of the weights fits half of L1 (a stem, K = 3 x 3 x 3).
+    const size_t whole = wa.out / blk.mr * blk.mr;
+    plan.direct = channels_last && !geometric_pointwise &&
+                  (4 * whole >= 3 * wa.out || k * blk.nr * sizeof(float) <= caches.l1 / 2);
+    if (plan.direct) {
+      // One register tile of sums, then the rows of input one output row reads.
+      const size_t rows = detail::CheckedMul(
+          detail::CheckedMul(h.kernel, detail::DirectRowWidth(wa), what),
+          w.in_channels_per_group(), what);
+      plan.scratch_bytes = detail::CheckedAdd(
+          detail::CheckedMul(detail::CheckedAdd(blk.mr * blk.nr, rows, what), sizeof(float), what),
+          detail::kGemmScratchAlign, what);
+      return plan;
+    }
     const size_t og = w.out_channels() / w.groups();
     const size_t pixels = h.out * wa.out;
     // Patches of a block fill about a quarter of L2, in whole register tiles.
@@ -517,13 +545,7 @@ struct Conv {
     job.pointwise = std::is_same_v<TX, float> && h.kernel == 1 && wa.kernel == 1 &&
                     h.stride == 1 && wa.stride == 1 && h.pad_begin + h.pad_end == 0 &&
                     wa.pad_begin + wa.pad_end == 0;
-    // One panel of a group's packed weights (K x NR floats) stays in L1
-    // across the tiles of an output row.
-    const size_t panel_bytes =
-        w.in_channels_per_group() * w.kernel().h * w.kernel().w * w.panel_width() * sizeof(float);
-    job.direct = kChannelsLast && std::is_same_v<TX, float> && !job.pointwise &&
-                 job.strategy == ConvStrategy::kGemm && job.x_stride[1] == sizeof(float) &&
-                 panel_bytes <= DataCacheSizes().l1 / 2;
+    job.direct = plan.direct;
     // Outputs of consecutive rows are one matrix when each row follows the
     // last at the same pitch: in y, in every residual, and in x read in place.
     const auto rows_follow = [&](const size_t (&stride)[4]) {

@@ -195,45 +195,14 @@ struct APanel {
   size_t k_step;
   size_t row_step;
 };
-
-// C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
-// then the epilogue `epi` unless it is null; cols <= kVecs lanes. b: kVecs
-// vectors per k, b_step floats apart. The last panel of a ragged N runs with
-// fewer vectors, so it does not multiply zeros. `acc` holds the kRows x
-// kVecs accumulators, (i, v) at i * kVecs + v, as a pack of separate vectors
-// (see registers-inl.h), all zero on entry.
+// C's kRows x cols tile (rows c_row_bytes apart) = alpha * sums + beta * C,
+// then the tile's epilogue when there is one: the end of every register
+// tile (MicroTileBody, conv's DirectTileBody).
 template <size_t kRows, size_t kVecs, class... V>
-HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t b_step,
-                              size_t b_prefetch, size_t depth, float* c, size_t c_row_bytes,
-                              size_t cols, float alpha, float beta, const GemmTileEpilogue* epi,
-                              V... acc) {
-  static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
+HWY_INLINE void StoreTile(float* c, size_t c_row_bytes, size_t cols, float alpha, float beta,
+                          const GemmTileEpilogue* epi, V... acc) {
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
-  const float* HWY_RESTRICT a = panel.a;
-  const size_t a_row = panel.row_step;
-  for (size_t k = 0; k < depth; ++k) {
-    // B's kVecs (at most four: the scalar target's 4 x 4 tile) vectors of
-    // this k, by name: no array on SVE.
-    const auto b0 = hn::LoadU(d, b);
-    const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
-    const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
-    const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
-    if (b_prefetch != 0) {
-      Unroll<kVecs>([&](auto v) { hwy::Prefetch(b + b_prefetch + v * lanes); });
-    }
-    Unroll<kRows>([&](auto i) {
-      const auto ai = hn::Set(d, a[i * a_row]);
-      Unroll<kVecs>([&](auto v) {
-        // (decltype: i is captured, and a capture is no constant expression.)
-        constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
-        auto& sum = Nth<kI * kVecs + kV>(acc...);
-        sum = TileMulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
-      });
-    });
-    a += panel.k_step;
-    b += b_step;
-  }
   const auto valpha = hn::Set(d, alpha);
   const auto vbeta = hn::Set(d, beta);
   // A copy: C's stores could alias the caller's epilogue, forcing reloads.
@@ -287,6 +256,48 @@ HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t 
       StoreUpToFromF32<float>(d, r, row + j, count);
     });
   });
+}
+
+
+// C[kRows x cols] = alpha * Apanel * Bpanel + beta * C (beta = 0: C unread),
+// then the epilogue `epi` unless it is null; cols <= kVecs lanes. b: kVecs
+// vectors per k, b_step floats apart. The last panel of a ragged N runs with
+// fewer vectors, so it does not multiply zeros. `acc` holds the kRows x
+// kVecs accumulators, (i, v) at i * kVecs + v, as a pack of separate vectors
+// (see registers-inl.h), all zero on entry.
+template <size_t kRows, size_t kVecs, class... V>
+HWY_INLINE void MicroTileBody(APanel panel, const float* HWY_RESTRICT b, size_t b_step,
+                              size_t b_prefetch, size_t depth, float* c, size_t c_row_bytes,
+                              size_t cols, float alpha, float beta, const GemmTileEpilogue* epi,
+                              V... acc) {
+  static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
+  const GemmTag d;
+  const size_t lanes = hn::Lanes(d);
+  const float* HWY_RESTRICT a = panel.a;
+  const size_t a_row = panel.row_step;
+  for (size_t k = 0; k < depth; ++k) {
+    // B's kVecs (at most four: the scalar target's 4 x 4 tile) vectors of
+    // this k, by name: no array on SVE.
+    const auto b0 = hn::LoadU(d, b);
+    const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
+    const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
+    const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
+    if (b_prefetch != 0) {
+      Unroll<kVecs>([&](auto v) { hwy::Prefetch(b + b_prefetch + v * lanes); });
+    }
+    Unroll<kRows>([&](auto i) {
+      const auto ai = hn::Set(d, a[i * a_row]);
+      Unroll<kVecs>([&](auto v) {
+        // (decltype: i is captured, and a capture is no constant expression.)
+        constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+        auto& sum = Nth<kI * kVecs + kV>(acc...);
+        sum = TileMulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
+      });
+    });
+    a += panel.k_step;
+    b += b_step;
+  }
+  StoreTile<kRows, kVecs>(c, c_row_bytes, cols, alpha, beta, epi, acc...);
 }
 
 // MicroTileBody with kRows * kVecs zero accumulators. A named function, not a

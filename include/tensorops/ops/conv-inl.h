@@ -91,10 +91,10 @@ HWY_INLINE void GatherColumns(const T* row, size_t in, size_t stride, int64_t of
 
 // ------------------------------------------------------- direct tiles
 
-// The taps of one output's window that lie inside x, as `rows` x `taps`
-// runs of `length` consecutive k (consecutive floats of x, consecutive rows
-// of the packed weights): run (r, t) starts r a_row + t a_tap bytes past the
-// output's first tap inside x, at k = k0 + r k_row + t k_tap.
+// The taps of one output's window that lie inside DirectRow's copy of x, as
+// `rows` x `taps` runs of `length` consecutive k (consecutive floats of the
+// copy, consecutive rows of the packed weights): run (r, t) starts r a_row +
+// t a_tap bytes past the output's first tap, at k = k0 + r k_row + t k_tap.
 struct TapRuns {
   size_t rows, taps, length;
   size_t a_row, a_tap;

@@ -70,6 +70,12 @@ enum class ConvStrategy : uint8_t { kDepthwise, kGemm };
 
 namespace detail {
 
+// 1x1, stride 1, no padding: output pixel p reads input pixel p alone.
+inline bool IsPointwiseWindow(const WindowAxis& h, const WindowAxis& w) {
+  return h.kernel == 1 && w.kernel == 1 && h.stride == 1 && w.stride == 1 &&
+         h.pad_begin + h.pad_end == 0 && w.pad_begin + w.pad_end == 0;
+}
+
 // The columns of one input row that an NHWC output row's windows reach,
 // from input column -pad_begin: the width of the direct path's padded copy.
 inline size_t DirectRowWidth(const WindowAxis& w) {
@@ -437,15 +443,12 @@ struct Conv {
     }
     const size_t k = w.in_channels_per_group() * w.kernel().h * w.kernel().w;
     const GemmBlocking blk = ActiveGemmBlocking(k);  // as the kernel's GemmBlockingHere(k)
-    const bool geometric_pointwise = h.kernel == 1 && wa.kernel == 1 && h.stride == 1 &&
-                                     wa.stride == 1 && h.pad_begin + h.pad_end == 0 &&
-                                     wa.pad_begin + wa.pad_end == 0;
     // NHWC runs direct (DirectRow) where its register tiles stay whole: when
     // whole tiles hold at least 3/4 of a row's outputs (the rest take half
     // tiles, which read B twice as often per FMA; from L2 when K is deep),
     // or when a panel of the weights fits half of L1 (a stem, K = 3 x 3 x 3).
     const size_t whole = wa.out / blk.mr * blk.mr;
-    plan.direct = channels_last && !geometric_pointwise &&
+    plan.direct = channels_last && !detail::IsPointwiseWindow(h, wa) &&
                   (4 * whole >= 3 * wa.out || k * blk.nr * sizeof(float) <= caches.l1 / 2);
     if (plan.direct) {
       // One register tile of sums, then the rows of input one output row reads.
@@ -542,9 +545,7 @@ struct Conv {
     job.strategy = w.strategy();
     job.weights = w.data();
     job.group_floats = w.group_floats();
-    job.pointwise = std::is_same_v<TX, float> && h.kernel == 1 && wa.kernel == 1 &&
-                    h.stride == 1 && wa.stride == 1 && h.pad_begin + h.pad_end == 0 &&
-                    wa.pad_begin + wa.pad_end == 0;
+    job.pointwise = std::is_same_v<TX, float> && detail::IsPointwiseWindow(h, wa);
     job.direct = plan.direct;
     // Outputs of consecutive rows are one matrix when each row follows the
     // last at the same pitch: in y, in every residual, and in x read in place.

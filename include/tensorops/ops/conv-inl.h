@@ -155,6 +155,13 @@ HWY_NOINLINE void DirectTile(const float* x0, size_t pixel_bytes, const TapRuns&
                                    panel, nr, out, out_row_bytes, cols, epi);
 }
 
+// Outputs per pass in the depthwise 3x3 stretches: their sums, the nine
+// weights, a column of x and the epilogue's four operands stay in
+// registers. Four outputs (18 vectors) fit 32-register files; on 16 (AVX2,
+// SSE4, armv7) GCC moved vectors through the stack inside the loop.
+inline constexpr size_t kDepthwiseGroup = kGemmRows >= 8 ? 4 : 2;
+static_assert(kDepthwiseGroup == 2 || kDepthwiseGroup == 4, "the stretch holds up to four sums");
+
 // The tiles a row of outputs takes: the micro-kernel's rows, half of them,
 // and one, each with 1 to kGemmVecs vectors of columns. armv7 takes 4 rows:
 // with 6, GCC kept 6 of the 12 sums on the stack (a broadcast from memory
@@ -692,40 +699,40 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   // A stretch [o0, o1) of output row oh of image n (Depthwise3x3Stretches).
   struct Stretch3x3 {
     size_t n, oh, o0, o1;
-    size_t quad_begin, quad_end;  // outputs [quad_begin, quad_end) run four at a time
-    size_t i0, first_row;         // the window's first row inside x, and that row of x
+    size_t group_begin, group_end;  // outputs in [group_begin, group_end) run in groups
+    size_t i0, first_row;           // the window's first row inside x, and that row of x
   };
 
   // Row oh of image n whose windows have kRows rows inside x, one vector of
   // channels at a time with those rows' weights held in registers across a
-  // stretch of the row: the loads of x are the only ones in the tap loop,
-  // one per multiply-add where DepthwiseRow issues two. Outputs whose
-  // windows lie inside x along the row run four at a time (four FMA chains),
+  // stretch of the row: the loads of x are the only ones in the tap loop, one
+  // per multiply-add where DepthwiseRow issues two. Outputs whose windows lie
+  // inside x along the row run kDepthwiseGroup at a time (as many FMA chains),
   // the others (the borders, the last few inside) one at a time over their
-  // columns inside x, so that small planes, mostly border, keep the weights
-  // in registers too. A stretch's rows of x take about twice L1: the next
-  // vector of channels finds them in L1 or L2 (a whole row at stride 2 left
-  // them to memory; half of L1 costs a reload of the weights per few
-  // outputs). Each output sums its taps in DepthwiseRow's order: the same
-  // bits.
+  // columns inside x, so that small planes, mostly border, keep the weights in
+  // registers too. A stretch's rows of x take about twice L1: the next vector of
+  // channels finds them in L1 or L2 (a whole row at stride 2 left them to
+  // memory; half of L1 costs a reload of the weights per few outputs). Each
+  // output sums its taps in DepthwiseRow's order: the same bits.
   template <size_t kStride, size_t kRows>
   static void Depthwise3x3Stretches(const Job& job, size_t n, size_t oh, float* scratch) {
     const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
     const size_t bytes_per_output = kRows * kStride * channels * sizeof(TX);
+    constexpr size_t kGroup = kDepthwiseGroup;
     const size_t stretch = HWY_MAX(4, 2 * job.caches.l1 / bytes_per_output / 4 * 4);
     Stretch3x3 s{};
     s.n = n;
     s.oh = oh;
     s.i0 = job.h.FirstTap(oh);
     s.first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(s.i0));
-    s.quad_begin = job.w.InsideBegin();
-    const size_t inside_end = HWY_MAX(job.w.InsideEnd(), s.quad_begin);
-    s.quad_end = s.quad_begin + (inside_end - s.quad_begin) / 4 * 4;
-    // Stretches end a whole number of stretches after the first quad, so
-    // that none splits a quad.
+    s.group_begin = job.w.InsideBegin();
+    const size_t inside_end = HWY_MAX(job.w.InsideEnd(), s.group_begin);
+    s.group_end = s.group_begin + (inside_end - s.group_begin) / kGroup * kGroup;
+    // Stretches end a whole number of stretches after the first group, so
+    // that none splits a group.
     for (s.o0 = 0; s.o0 < job.w.out; s.o0 = s.o1) {
-      s.o1 = HWY_MIN(job.w.out, HWY_MAX(s.o0, s.quad_begin) + stretch);
+      s.o1 = HWY_MIN(job.w.out, HWY_MAX(s.o0, s.group_begin) + stretch);
       States states{};  // rows of the stages are the stretch's outputs
       if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, s.o0);
       for (size_t c = 0; c < channels; c += lanes) {
@@ -810,17 +817,18 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       store(o, a);
     };
     size_t o = s.o0;
-    for (; o < s.o1 && o < s.quad_begin; ++o) single(o);
-    const size_t quads_end = HWY_MIN(s.o1, s.quad_end);
-    if (o + 4 <= quads_end) {
-      // The four windows span 3 + 3 kStride columns of x: each column is
-      // loaded once and feeds every output whose window holds it, so a
-      // row costs 6 (stride 1) or 9 (stride 2) loads instead of 12. Output
-      // k takes column q as its tap q - k kStride, in increasing order:
-      // DepthwiseRow's order of taps.
-      constexpr size_t kColumns = 3 * kStride + 3;
+    for (; o < s.o1 && o < s.group_begin; ++o) single(o);
+    constexpr size_t kGroup = kDepthwiseGroup;
+    const size_t groups_end = HWY_MIN(s.o1, s.group_end);
+    if (o + kGroup <= groups_end) {
+      // The group's windows span 3 + (kGroup - 1) kStride columns of x: each
+      // column is loaded once and feeds every output whose window holds it,
+      // so four outputs cost a row 6 (stride 1) or 9 (stride 2) loads
+      // instead of 12. Output k takes column q as its tap q - k kStride, in
+      // increasing order: DepthwiseRow's order of taps.
+      constexpr size_t kColumns = 3 + (kGroup - 1) * kStride;
       const TX* x = detail::AdvanceBytes(x_row, static_cast<size_t>(job.w.Start(o)) * col_step);
-      for (; o + 4 <= quads_end; o += 4) {
+      for (; o + kGroup <= groups_end; o += kGroup) {
         auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
         Unroll<kRows>([&](auto r) TENSOROPS_INLINE_LAMBDA {
           constexpr size_t kR = decltype(r)::value;
@@ -828,7 +836,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
           Unroll<kColumns>([&](auto q) TENSOROPS_INLINE_LAMBDA {
             constexpr size_t kQ = decltype(q)::value;
             const auto column = LoadAsF32<TX>(d, detail::AdvanceBytes(row, kQ * col_step));
-            Unroll<4>([&](auto k) TENSOROPS_INLINE_LAMBDA {
+            Unroll<kGroup>([&](auto k) TENSOROPS_INLINE_LAMBDA {
               constexpr size_t kK = decltype(k)::value;
               if constexpr (kQ >= kK * kStride && kQ < kK * kStride + 3) {
                 auto& sum = Nth<kK>(a0, a1, a2, a3);
@@ -839,9 +847,11 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
         });
         store(o, a0);
         store(o + 1, a1);
-        store(o + 2, a2);
-        store(o + 3, a3);
-        x = detail::AdvanceBytes(x, 4 * pixel_step);
+        if constexpr (kGroup == 4) {
+          store(o + 2, a2);
+          store(o + 3, a3);
+        }
+        x = detail::AdvanceBytes(x, kGroup * pixel_step);
       }
     }
     for (; o < s.o1; ++o) single(o);

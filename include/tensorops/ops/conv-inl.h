@@ -559,14 +559,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   static void DepthwiseNhwc(const Job& job, float* scratch) {
     const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
-    // At stride 2 a stretch's pass reads one vector of channels from each
-    // pixel: from beyond L2 those scattered lines cost more than the
-    // per-pixel loop's second load per FMA, which reads each pixel's
-    // channels in one run (measured in whole networks, where x comes from
-    // the previous layer, not from a cache warmed by the same call).
-    const size_t image_bytes = job.h.in * job.w.in * channels * sizeof(TX);
-    const bool stretches = Depthwise3x3Fits(job, channels, lanes) &&
-                           !(job.w.stride == 2 && image_bytes > job.caches.l2 / 2);
+    const bool stretches = Depthwise3x3Fits(job, channels, lanes);
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       if (stretches) {

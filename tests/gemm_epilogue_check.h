@@ -118,6 +118,9 @@ inline const EpilogueOperands& OperandsFor(const EpilogueCase& cs) {
 // The stages of the list under test (a template parameter: each list is its
 // own kernel, so a test instantiates only the lists it checks).
 inline constexpr int kWithBias = 1, kWithAct = 2, kWithResidual = 4;
+// With kWithResidual and kWithAct: the residual before the activation
+// (ResNet's order) instead of after it.
+inline constexpr int kResidualFirst = 8;
 
 // Calls Gemm with Epilogue{[Bias], [Unary<kAct>], [Residual]} (the stages in
 // kStages; cs.bias gives the bias's shape) and checks every element of C.
@@ -125,6 +128,7 @@ template <class TC, int kStages, UnaryKind kAct = UnaryKind::kRelu,
           Accuracy kAccuracy = Accuracy::kAccurate>
 void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) {
   constexpr bool kHasAct = (kStages & kWithAct) != 0;
+  constexpr bool kResidualBeforeAct = (kStages & kResidualFirst) != 0;
   if constexpr ((kStages & kWithBias) == 0) cs.bias = BiasShape::kNone;
   if constexpr ((kStages & kWithBias) != 0) {
     if (cs.bias == BiasShape::kNone) cs.bias = BiasShape::kRowSpan;
@@ -174,6 +178,11 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
         r += cs.bias_scale * bias.at({bias_rows == 1 ? 0 : i, bias_cols == 1 ? 0 : j});
         err += 2 * kU * std::abs(r);
       }
+      const auto add_residual = [&] {
+        r += residual.at({i, j});
+        err += 2 * kU * std::abs(r);
+      };
+      if (cs.residual && kResidualBeforeAct) add_residual();
       if (kHasAct) {
         constexpr FastBound kActBound = TierTestBound(kAct, kAccuracy);
         const double x = r;
@@ -181,10 +190,7 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
         err = 1.5 * err + (x < kActBound.relative_from ? kActBound.max_abs
                                                        : kActBound.max_ulp * FloatSpacing(r));
       }
-      if (cs.residual) {
-        r += residual.at({i, j});
-        err += 2 * kU * std::abs(r);
-      }
+      if (cs.residual && !kResidualBeforeAct) add_residual();
       err += std::ldexp(std::abs(r), -MantissaBits<TC>() - 1) + std::ldexp(1.0, -120);
       if constexpr (std::is_same_v<TC, hwy::float16_t>) err += std::ldexp(1.0, -25);
       want[i * n + j] = r;
@@ -215,6 +221,9 @@ void CheckGemmEpilogue(EpilogueCase cs, const Unary<kAct, kAccuracy>& act = {}) 
     const Residual residual_stage(residual.ConstView());
     constexpr int kBiasRes = kWithBias | kWithResidual;
     if constexpr (kStages == (kBiasRes | kWithAct)) call(Epilogue{bias_stage, act, residual_stage});
+    if constexpr (kStages == (kBiasRes | kWithAct | kResidualFirst)) {
+      call(Epilogue{bias_stage, residual_stage, act});
+    }
     if constexpr (kStages == (kWithBias | kWithAct)) call(Epilogue{bias_stage, act});
     if constexpr (kStages == (kWithAct | kWithResidual)) call(Epilogue{act, residual_stage});
     if constexpr (kStages == kWithAct) call(Epilogue{act});

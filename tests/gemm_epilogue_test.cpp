@@ -70,18 +70,24 @@ TEST_CASE("Gemm epilogue: piecewise-linear activations", "[gemm][epilogue]") {
   CheckActivation<UnaryKind::kHardSwish>();
 }
 
-// A bias then ReLU or Clip, and each alone: the lists the register tile
-// applies before its store (the others run as a pass over the stored tile).
-TEST_CASE("Gemm epilogue: bias, ReLU and Clip in the register tile", "[gemm][epilogue]") {
+// A bias, a residual, then ReLU or Clip, and the shorter lists in that
+// order: the lists the register tile applies before its store (the others
+// run as a pass over the stored tile).
+TEST_CASE("Gemm epilogue: bias, residual, ReLU and Clip in the register tile",
+          "[gemm][epilogue]") {
   const Unary<UnaryKind::kClip> relu6{.min = 0.0f, .max = 6.0f};
+  constexpr int kResNet = kWithBias | kWithResidual | kWithAct | kResidualFirst;
   for (BiasShape shape : {BiasShape::kScalarSpan, BiasShape::kRowSpan, BiasShape::kRow,
                           BiasShape::kColumn, BiasShape::kFull, BiasShape::kOneByOne}) {
     for (EpilogueCase cs : SizeCases()) {
       cs.bias = shape;
       CheckGemmEpilogue<float, kWithBias | kWithAct, UnaryKind::kRelu>(cs);
+      CheckGemmEpilogue<float, kResNet, UnaryKind::kRelu>(cs);
       cs.bias_scale = -0.5f;
       cs.mixed = true;
       CheckGemmEpilogue<float, kWithBias | kWithAct, UnaryKind::kClip>(cs, relu6);
+      CheckGemmEpilogue<float, kResNet, UnaryKind::kClip>(cs, relu6);
+      CheckGemmEpilogue<float, kWithBias | kWithResidual>(cs);
     }
   }
   for (EpilogueCase cs : SizeCases()) {

@@ -772,7 +772,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     bool quick_form = false;
     if constexpr (kStagesInRegisters) {
       quick_form = GemmTileEpilogueOf(states, &quick) && quick.bias.operand.data != nullptr &&
-                   quick.bias.operand.row_bytes == 0;
+                   quick.bias.operand.row_bytes == 0 && quick.residual.operand.data == nullptr;
     }
     const float* bias_data = quick.bias.operand.data;
     const auto bias = !quick_form                        ? hn::Zero(d)

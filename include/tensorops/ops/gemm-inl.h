@@ -208,38 +208,58 @@ HWY_INLINE void StoreTile(float* c, size_t c_row_bytes, size_t cols, float alpha
   // A copy: C's stores could alias the caller's epilogue, forcing reloads.
   const GemmTileEpilogue e = epi != nullptr ? *epi : GemmTileEpilogue();
   const detail::GemmOperand& bias = e.bias.operand;
+  const detail::GemmOperand& residual = e.residual.operand;
   if (epi != nullptr && beta == 0.0f && cols == kVecs * lanes && bias.data != nullptr &&
-      (bias.row_bytes == 0 || bias.col_bytes == 0)) {
+      (bias.row_bytes == 0 || bias.col_bytes == 0) &&
+      (residual.data == nullptr || residual.col_bytes == sizeof(float))) {
     // A whole tile with a bias along C's rows or columns (a convolution's),
-    // finished with each operand set up once: the general form below tests
-    // and broadcasts them again for every register.
+    // and maybe a residual of C's shape, finished with each operand set up
+    // once: the general form below tests and broadcasts them again for
+    // every register.
     const auto vscale = hn::Set(d, e.bias.scale);
     const auto lo = hn::Set(d, e.Low());
     const auto hi = hn::Set(d, e.High());
-    const auto store = [&](auto sum, auto bias_lanes, float* out) TENSOROPS_INLINE_LAMBDA {
-      hn::StoreU(ApplyBiasThenClamp(hn::Mul(sum, valpha), bias_lanes, vscale, lo, hi), d, out);
+    // Register (kI, kV) with its bias lanes; the residual's test is made once
+    // per tile (kResidual), not once per register.
+    const auto finish = [&](auto has_residual) TENSOROPS_INLINE_LAMBDA {
+      constexpr bool kResidual = decltype(has_residual)::value;
+      const auto store = [&](auto sum, auto bias_lanes, size_t i,
+                             size_t j) TENSOROPS_INLINE_LAMBDA {
+        float* out = detail::AdvanceBytes(c, i * c_row_bytes) + j;
+        const auto scaled = hn::Mul(sum, valpha);
+        if constexpr (kResidual) {
+          const auto r =
+              hn::LoadU(d, detail::AdvanceBytes(residual.data, i * residual.row_bytes) + j);
+          hn::StoreU(ApplyBiasResidualThenClamp(scaled, bias_lanes, vscale, r, lo, hi), d, out);
+        } else {
+          hn::StoreU(ApplyBiasThenClamp(scaled, bias_lanes, vscale, lo, hi), d, out);
+        }
+      };
+      if (bias.col_bytes != 0) {  // one value per column: kVecs vectors
+        const auto b0 = hn::LoadU(d, bias.data);
+        const auto b1 = kVecs > 1 ? hn::LoadU(d, bias.data + lanes) : b0;
+        const auto b2 = kVecs > 2 ? hn::LoadU(d, bias.data + 2 * lanes) : b0;
+        const auto b3 = kVecs > 3 ? hn::LoadU(d, bias.data + 3 * lanes) : b0;
+        Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
+          Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
+            constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+            store(Nth<kI * kVecs + kV>(acc...), Nth<kV>(b0, b1, b2, b3), kI, kV * lanes);
+          });
+        });
+      } else {  // one value per row (or one for the tile)
+        Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
+          const auto bi = hn::Set(d, *detail::AdvanceBytes(bias.data, i * bias.row_bytes));
+          Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
+            constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+            store(Nth<kI * kVecs + kV>(acc...), bi, kI, kV * lanes);
+          });
+        });
+      }
     };
-    if (bias.col_bytes != 0) {  // one value per column: kVecs vectors
-      const auto b0 = hn::LoadU(d, bias.data);
-      const auto b1 = kVecs > 1 ? hn::LoadU(d, bias.data + lanes) : b0;
-      const auto b2 = kVecs > 2 ? hn::LoadU(d, bias.data + 2 * lanes) : b0;
-      const auto b3 = kVecs > 3 ? hn::LoadU(d, bias.data + 3 * lanes) : b0;
-      Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
-        float* row = detail::AdvanceBytes(c, i * c_row_bytes);
-        Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
-          constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
-          store(Nth<kI * kVecs + kV>(acc...), Nth<kV>(b0, b1, b2, b3), row + kV * lanes);
-        });
-      });
-    } else {  // one value per row (or one for the tile)
-      Unroll<kRows>([&](auto i) TENSOROPS_INLINE_LAMBDA {
-        float* row = detail::AdvanceBytes(c, i * c_row_bytes);
-        const auto bi = hn::Set(d, *detail::AdvanceBytes(bias.data, i * bias.row_bytes));
-        Unroll<kVecs>([&](auto v) TENSOROPS_INLINE_LAMBDA {
-          constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
-          store(Nth<kI * kVecs + kV>(acc...), bi, row + kV * lanes);
-        });
-      });
+    if (residual.data != nullptr) {
+      finish(std::true_type());
+    } else {
+      finish(std::false_type());
     }
     return;
   }

@@ -64,18 +64,23 @@ HWY_INLINE hn::Vec<D> ApplyGemmStages([[maybe_unused]] D d, hn::Vec<D> x,
 }
 
 // The stage lists a micro-tile applies to its registers before the store:
-// an optional Bias, then an optional ReLU or Clip. Described at run time,
-// so that one tile serves every such list (the tiles are not compiled once
-// per list); any other list runs as a pass over the stored tile. The values
-// have the pass's bits: the bias is the stage's own code, and ReLU is
-// ClampKeepNaN to [0, inf) (x < 0 gives +0, -0 and NaN stay).
+// an optional Bias, then an optional Residual, then an optional ReLU or Clip
+// (a convolution's, ResNet's and MobileNet's skips included). Described at
+// run time, so that one tile serves every such list (the tiles are not
+// compiled once per list); any other list runs as a pass over the stored
+// tile. The values have the pass's bits: the bias and the residual are the
+// stages' own code, and ReLU is ClampKeepNaN to [0, inf) (x < 0 gives +0, -0
+// and NaN stay).
 struct GemmTileEpilogue {
   detail::GemmStage<Bias>::State bias{};  // operand.data null: no bias stage
+  detail::GemmStage<Residual>::State residual{};  // operand.data null: none
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
 
   GemmTileEpilogue Advanced(size_t rows, size_t cols) const {
-    return {bias.operand.data != nullptr ? bias.Advanced(rows, cols) : bias, clamp, lo, hi};
+    return {bias.operand.data != nullptr ? bias.Advanced(rows, cols) : bias,
+            residual.operand.data != nullptr ? residual.Advanced(rows, cols) : residual, clamp,
+            lo, hi};
   }
   // The clamp's bounds, +-inf where there is none (a clamp to them keeps
   // every value, NaN and -0 included).
@@ -85,12 +90,17 @@ struct GemmTileEpilogue {
 
 // Adds one stage to `e`, or returns false where the list leaves the form.
 inline bool AddTileStage(const detail::GemmStage<Bias>::State& s, GemmTileEpilogue& e) {
-  if (e.bias.operand.data != nullptr || e.clamp) return false;  // one bias, before the clamp
+  // One bias, before the residual and the clamp.
+  if (e.bias.operand.data != nullptr || e.residual.operand.data != nullptr || e.clamp) {
+    return false;
+  }
   e.bias = s;
   return true;
 }
-inline bool AddTileStage(const detail::GemmStage<Residual>::State&, GemmTileEpilogue&) {
-  return false;
+inline bool AddTileStage(const detail::GemmStage<Residual>::State& s, GemmTileEpilogue& e) {
+  if (e.residual.operand.data != nullptr || e.clamp) return false;  // one, before the clamp
+  e.residual = s;
+  return true;
 }
 template <UnaryKind kKind, Accuracy kAccuracy>
 bool AddTileStage(const detail::UnaryStageState<kKind, kAccuracy>& s, GemmTileEpilogue& e) {
@@ -121,6 +131,7 @@ template <class D>
 HWY_INLINE hn::Vec<D> ApplyTileEpilogue(D d, hn::Vec<D> x, const GemmTileEpilogue& e, size_t row,
                                         size_t col, size_t count) {
   if (e.bias.operand.data != nullptr) x = ApplyGemmStage(d, x, e.bias, row, col, count);
+  if (e.residual.operand.data != nullptr) x = ApplyGemmStage(d, x, e.residual, row, col, count);
   if (e.clamp) x = ClampKeepNaN<D>(x, hn::Set(d, e.lo), hn::Set(d, e.hi));
   return x;
 }
@@ -132,6 +143,11 @@ HWY_INLINE hn::Vec<D> ApplyTileEpilogue(D d, hn::Vec<D> x, const GemmTileEpilogu
 template <class V>
 HWY_INLINE V ApplyBiasThenClamp(V x, V bias, V scale, V lo, V hi) {
   return ClampKeepNaN<hn::DFromV<V>>(hn::MulAdd(scale, bias, x), lo, hi);
+}
+// The same with a residual's lanes added between the bias and the clamp.
+template <class V>
+HWY_INLINE V ApplyBiasResidualThenClamp(V x, V bias, V scale, V residual, V lo, V hi) {
+  return ClampKeepNaN<hn::DFromV<V>>(hn::Add(hn::MulAdd(scale, bias, x), residual), lo, hi);
 }
 
 // dst(i, j) = stages(scale * src(i, j)) over rows x cols, the block's first

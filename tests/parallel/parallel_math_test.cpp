@@ -163,7 +163,9 @@ TEST_CASE("Parallel: Gemm splits rows of large M and columns of small M", "[para
   };
   for (const Case& c : {Case{301, 45, 67, false, false, 0.0f}, Case{97, 130, 300, true, false, 1.0f},
                         Case{1, 333, 70, false, true, 0.0f}, Case{5, 200, 33, false, false, 0.5f},
-                        Case{40, 17, 0, false, false, 2.0f}}) {
+                        Case{40, 17, 0, false, false, 2.0f},
+                        // Column slices of N = 64: a tail panel split in two (gemm.h).
+                        Case{5, 64, 40, false, false, 0.0f}}) {
     INFO("M " << c.m << " N " << c.n << " K " << c.k << " ta " << c.ta << " tb " << c.tb);
     auto a = Uniform<float, Strided<2>>(c.ta ? Dims{c.k, c.m} : Dims{c.m, c.k}, {0, 1}, -1, 1, 11);
     auto b = Uniform<hwy::float16_t, Strided<2>>(c.tb ? Dims{c.n, c.k} : Dims{c.k, c.n}, {0, 3},

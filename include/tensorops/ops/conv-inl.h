@@ -326,9 +326,11 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       states = StatesAt(job, n, g * og, oh, 0);
       in_tile = hwy::IsSame<TY, float>() && GemmTileEpilogueOf(states, &row_epilogue);
     }
-    for (size_t j = 0; j < og; j += nr) {
-      const size_t cols = HWY_MIN(nr, og - j);
+    for (size_t j = 0, cols = 0; j < og; j += cols) {
+      const PanelShape shape = PanelAt(j, og);  // the packed weights' panels
+      cols = shape.cols;
       const size_t vecs = (cols + lanes - 1) / lanes;
+      const size_t b_step = shape.stride;
       const float* panel = job.weights + g * job.group_floats + j * k;
       const auto run_tile = [&](size_t t, size_t at) {
         const float* x0 = rows + at * job.w.stride * cg;
@@ -337,17 +339,17 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
           if constexpr (hwy::IsSame<TY, float>()) {
             if (in_tile) {
               const GemmTileEpilogue epi = row_epilogue.Advanced(at, j);
-              DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols,
+              DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, y, job.y_stride[3], cols,
                                      &epi);
               return;
             }
           }
-          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, sums, nr * sizeof(float), cols,
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, sums, nr * sizeof(float), cols,
                                  nullptr);
           GemmEpiloguePass<float, TY>(sums, nr * sizeof(float), 1.0f, y, job.y_stride[3],
                                       kDirectRows[t], cols, states, at, j);
         } else {
-          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, nr, y, job.y_stride[3], cols,
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, y, job.y_stride[3], cols,
                                  nullptr);
         }
       };
@@ -509,23 +511,23 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     }
   }
 
-  // NCHW: the patches of pixels [p, p + count) as ceil(count / NR) packed
-  // panels of B: panel t holds (k, j) at t * K * NR + k * NR + j, k = (c, tap)
-  // in W's order, j the pixel in the panel; the last panel's columns past
-  // `count` are zero.
+  // NCHW: the patches of pixels [p, p + count) as the packed panels of B
+  // (PanelAt over `count` columns): the panel at pixel j0 holds (k, j) at
+  // j0 * K + k * stride + j - j0, k = (c, tap) in W's order; a panel's
+  // columns past its last pixel are zero.
   static void PatchPanelsNchw(const Job& job, size_t n, size_t g, size_t p, size_t count,
                               float* HWY_RESTRICT patch) {
-    const size_t nr = GemmPanelWidth();
     const size_t cg = job.in_channels / job.groups;
     const size_t kh = job.h.kernel, kw = job.w.kernel;
     const size_t k = cg * kh * kw;
-    const size_t panels = (count + nr - 1) / nr;
-    if (count % nr != 0) ZeroFloats(patch + (panels - 1) * k * nr, k * nr);
-    for (size_t t = 0; t < panels; ++t) {
-      float* panel = patch + t * k * nr;
-      const size_t j_end = HWY_MIN(count, (t + 1) * nr);
+    for (size_t j0 = 0, cols = 0; j0 < count; j0 += cols) {
+      const PanelShape shape = PanelAt(j0, count);
+      cols = shape.cols;
+      float* panel = patch + j0 * k;
+      if (cols != shape.stride) ZeroFloats(panel, k * shape.stride);
+      const size_t j_end = j0 + cols;
       // Runs of the panel's pixels within one output row.
-      for (size_t j = t * nr; j < j_end;) {
+      for (size_t j = j0; j < j_end;) {
         const size_t oh = (p + j) / job.w.out, ow = (p + j) % job.w.out;
         const size_t run = HWY_MIN(j_end - j, job.w.out - ow);
         const int64_t ih0 = job.h.Start(oh);
@@ -535,7 +537,7 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
             const bool row_inside = ih >= 0 && ih < static_cast<int64_t>(job.h.in);
             const TX* src = row_inside ? XAt(job, n, g * cg + c, static_cast<size_t>(ih), 0) : nullptr;
             for (size_t x = 0; x < kw; ++x) {
-              float* dst = panel + ((c * kh + y) * kw + x) * nr + (j - t * nr);
+              float* dst = panel + ((c * kh + y) * kw + x) * shape.stride + (j - j0);
               if (!row_inside) {
                 ZeroFloats(dst, run);
                 continue;

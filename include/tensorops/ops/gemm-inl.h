@@ -61,7 +61,7 @@ HWY_INLINE V TileMulAdd(V a, V b, V sum) {
 HWY_INLINE size_t GemmPanelWidth() { return kGemmVecs * hn::Lanes(GemmTag()); }
 
 HWY_INLINE GemmBlocking GemmBlockingHere(const CacheSizes& caches, size_t k = 0) {
-  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), caches, k);
+  return detail::MakeGemmBlocking(kGemmRows, GemmPanelWidth(), hn::Lanes(GemmTag()), caches, k);
 }
 
 // ---------------------------------------------------------------- packing
@@ -134,53 +134,66 @@ void PackA(const TA* a, const size_t (&stride)[2], size_t i0, size_t rows, size_
   }
 }
 
-// Packs depths [p0, p0 + depth) x columns [j0, j0 + cols) of op(B), cols <=
-// NR, into one panel: (k, j) at k * NR + j. The columns up to the next
-// whole vector are zero (the micro-kernel computes them and drops them); the
-// vectors past that it never reads.
+// The panel of packed B that starts at column j of n (detail::GemmPanelCols):
+// its columns, and its floats per k (the columns rounded up to whole vectors).
+struct PanelShape {
+  size_t cols, stride;
+};
+HWY_INLINE PanelShape PanelAt(size_t j, size_t n) {
+  const size_t lanes = hn::Lanes(GemmTag());
+  const size_t cols = detail::GemmPanelCols(j, n, GemmPanelWidth(), lanes);
+  return {cols, (cols + lanes - 1) / lanes * lanes};
+}
+
+// Packs depths [p0, p0 + depth) x columns [j0, j0 + cols) of op(B) into one
+// panel of `panel_stride` floats per k (cols rounded up to whole vectors):
+// (k, j) at k * panel_stride + j. The columns past `cols` are zero (the
+// micro-kernel computes them and drops them).
 template <class TB>
 void PackBPanel(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0,
-                size_t cols, float* HWY_RESTRICT out) {
-  const size_t nr = GemmPanelWidth();
-  const size_t lanes = hn::Lanes(GemmTag());
-  const size_t padded = HWY_MIN(nr, (cols + lanes - 1) / lanes * lanes);
+                size_t cols, size_t panel_stride, float* HWY_RESTRICT out) {
   if (stride[1] == sizeof(TB)) {  // rows of op(B) are contiguous along j
     for (size_t k = 0; k < depth; ++k) {
-      float* row = out + k * nr;
+      float* row = out + k * panel_stride;
       WidenRun<TB>(ElementAt(b, (p0 + k) * stride[0] + j0 * stride[1]), cols, row);
-      for (size_t j = cols; j < padded; ++j) row[j] = 0.0f;
+      for (size_t j = cols; j < panel_stride; ++j) row[j] = 0.0f;
     }
   } else {  // op(B) = B^T: one column of op(B) is contiguous along k
     for (size_t j = 0; j < cols; ++j) {
-      WidenScatter<TB>(ElementAt(b, p0 * stride[0] + (j0 + j) * stride[1]), depth, out + j, nr);
+      WidenScatter<TB>(ElementAt(b, p0 * stride[0] + (j0 + j) * stride[1]), depth, out + j,
+                       panel_stride);
     }
-    for (size_t k = 0; cols < padded && k < depth; ++k) {
-      for (size_t j = cols; j < padded; ++j) out[k * nr + j] = 0.0f;
+    for (size_t k = 0; cols < panel_stride && k < depth; ++k) {
+      for (size_t j = cols; j < panel_stride; ++j) out[k * panel_stride + j] = 0.0f;
     }
   }
 }
 
-// Packs columns [j0, j0 + cols) of op(B) into consecutive panels. Rows of B
-// that are contiguous are read once each, front to back, filling every whole
-// panel on the way (one sequential read stream instead of a strided walk per
-// panel: 3% of a 256^3 SGEMM); the last, partial panel pads its own zeros.
+// Packs columns [j0, j0 + cols) of op(B) into consecutive panels (PanelAt
+// over `cols` columns; the panel at column j starts at j * depth). Rows of B
+// that are contiguous are read once each, front to back, filling every
+// whole panel on the way (one sequential read stream instead of a strided
+// walk per panel: 3% of a 256^3 SGEMM); the panels of the tail pack their own.
 template <class TB>
 void PackB(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0, size_t cols,
            float* HWY_RESTRICT out) {
   const size_t nr = GemmPanelWidth();
-  size_t j = 0;
+  size_t whole = 0;  // the columns in whole nr panels
+  while (whole < cols && PanelAt(whole, cols).cols == nr) whole += nr;
   if (stride[1] == sizeof(TB)) {
-    const size_t whole = cols / nr * nr;
     for (size_t k = 0; k < depth; ++k) {
       const TB* row = ElementAt(b, (p0 + k) * stride[0] + j0 * sizeof(TB));
-      for (size_t jj = 0; jj < whole; jj += nr) {
-        WidenRun<TB>(row + jj, nr, out + (jj / nr) * depth * nr + k * nr);
-      }
+      for (size_t jj = 0; jj < whole; jj += nr) WidenRun<TB>(row + jj, nr, out + jj * depth + k * nr);
     }
-    j = whole;
+  } else {
+    for (size_t jj = 0; jj < whole; jj += nr) {
+      PackBPanel<TB>(b, stride, p0, depth, j0 + jj, nr, nr, out + jj * depth);
+    }
   }
-  for (; j < cols; j += nr) {
-    PackBPanel<TB>(b, stride, p0, depth, j0 + j, HWY_MIN(nr, cols - j), out + (j / nr) * depth * nr);
+  for (size_t j = whole; j < cols;) {
+    const PanelShape panel = PanelAt(j, cols);
+    PackBPanel<TB>(b, stride, p0, depth, j0 + j, panel.cols, panel.stride, out + j * depth);
+    j += panel.cols;
   }
 }
 
@@ -688,8 +701,10 @@ struct GemmLoops {
       RunRowStreaming(job, finish, blk, a_pack, b_pack, c32);
       return;
     }
-    for (size_t jc = 0; jc < job.n; jc += blk.nc) {
-      const size_t nc = HWY_MIN(blk.nc, job.n - jc);
+    for (size_t jc = 0, nc = 0; jc < job.n; jc += nc) {
+      // Blocks end on panel starts, so that each block's panels are the
+      // whole product's (detail::GemmPanelCols).
+      nc = detail::GemmPanelBoundary(jc + blk.nc, job.n, nr, lanes) - jc;
       const Sums sums = SumsOfBlock(job, blk, c32, jc, nc);
       for (size_t pc = 0; pc < job.k; pc += blk.kc) {
         const size_t kc = HWY_MIN(blk.kc, job.k - pc);
@@ -702,10 +717,12 @@ struct GemmLoops {
           size_t jr = 0;
           if (mc == 1 && !b_in_place) {  // one row: kRowPanels whole panels at a time
             const size_t panel_step = job.packed_b != nullptr ? job.k * nr : kc * nr;
-            for (; jr + kRowPanels * nr <= nc; jr += kRowPanels * nr) {
+            for (; jr + kRowPanels * nr <= nc &&
+                   PanelAt(jr + (kRowPanels - 1) * nr, nc).cols == nr;
+                 jr += kRowPanels * nr) {
               const float* b_panel = job.packed_b != nullptr
-                                         ? job.packed_b + (jc + jr) / nr * job.k * nr + pc * nr
-                                         : b_pack + jr / nr * kc * nr;
+                                         ? job.packed_b + (jc + jr) * job.k + pc * nr
+                                         : b_pack + jr * kc;
               float* c = sums.At(ic, jr);
               const APanel a_panel =
                   a_in_place ? APanel{reinterpret_cast<const float*>(ElementAt(
@@ -721,26 +738,27 @@ struct GemmLoops {
               }
             }
           }
-          for (; jr < nc; jr += nr) {
-            const size_t cols = HWY_MIN(nr, nc - jr);
+          for (size_t cols = 0; jr < nc; jr += cols) {
+            const PanelShape shape = PanelAt(jr, nc);
+            cols = shape.cols;
             const float* b_panel;
-            size_t b_step = nr;
+            size_t b_step = shape.stride;
             size_t b_prefetch = 0;  // floats ahead of b_panel to prefetch per k
             if (job.packed_b != nullptr) {
-              b_panel = job.packed_b + (jc + jr) / nr * job.k * nr + pc * nr;
-            } else if (b_in_place && cols == nr) {
+              b_panel = job.packed_b + (jc + jr) * job.k + pc * shape.stride;
+            } else if (b_in_place && cols % lanes == 0) {
               b_panel = reinterpret_cast<const float*>(ElementAt(
                   job.b, pc * job.b_stride[0] + (jc + jr) * sizeof(float)));
               b_step = job.b_stride[0] / sizeof(float);
               // B's rows are far apart, so every k starts a new stream that
               // the hardware prefetcher does not follow: fetch the next
               // panel's part of this row while computing this one.
-              if (jr + 2 * nr <= nc) b_prefetch = nr;
+              if (jr + 2 * nr <= nc) b_prefetch = cols;
             } else if (b_in_place) {  // the last, partial panel: pad it with zeros
-              PackBPanel<TB>(job.b, job.b_stride, pc, kc, jc + jr, cols, b_pack);
+              PackBPanel<TB>(job.b, job.b_stride, pc, kc, jc + jr, cols, shape.stride, b_pack);
               b_panel = b_pack;
             } else {
-              b_panel = b_pack + jr / nr * kc * nr;
+              b_panel = b_pack + jr * kc;
             }
             const size_t vecs = (cols + lanes - 1) / lanes;
             for (size_t ir = 0; ir < mc; ir += kGemmRows) {

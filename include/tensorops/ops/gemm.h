@@ -97,6 +97,7 @@ struct GemmBlocking {
   size_t kc = 0;  // depth of one packed block
   size_t mc = 0;  // rows of A packed at once
   size_t nc = 0;  // columns of B packed at once
+  size_t lanes = 0;  // floats per vector (nr is a whole number of vectors)
 };
 
 namespace detail {
@@ -110,12 +111,35 @@ inline constexpr size_t kGemmKc = 512;
 
 // For a product of depth k (0: unknown, taken as KC): MC rows of A, packed
 // min(KC, k) deep, fill half of L2.
-inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, const CacheSizes& caches, size_t k) {
-  GemmBlocking b{mr, nr, kGemmKc, 0, 0};
+inline GemmBlocking MakeGemmBlocking(size_t mr, size_t nr, size_t lanes, const CacheSizes& caches,
+                                     size_t k) {
+  GemmBlocking b{mr, nr, kGemmKc, 0, 0, lanes};
   const size_t depth = k != 0 ? std::min(k, b.kc) : b.kc;
   b.mc = std::clamp<size_t>(caches.l2 / 2 / (depth * sizeof(float)) / mr * mr, mr, 64 * mr);
   b.nc = std::max<size_t>(nr, 4096 / nr * nr);
   return b;
+}
+
+// Packed B is a row of panels, left to right; the panel that starts at
+// column j of n has this many columns, and K x (its columns rounded up to
+// whole vectors) floats at j * K. Panels are nr wide, except where the
+// columns left after a whole panel would fill at most one vector: those
+// split into a panel of two vectors and the rest (N = 64 on AVX-512: 32 +
+// 32, not 48 + 16), as a tile of one vector of B is load-bound (a
+// broadcast of A per multiply-add). Only for tiles of three or more
+// vectors. Blocks and slices of columns start and end on panel starts
+// (GemmPanelBoundary), so the rule gives them the same panels.
+inline size_t GemmPanelCols(size_t j, size_t n, size_t nr, size_t lanes) {
+  const size_t rest = n - j;
+  if (nr >= 3 * lanes && rest > nr && rest <= nr + lanes) return 2 * lanes;
+  return std::min(nr, rest);
+}
+
+// Column b, a multiple of nr, as a panel boundary of n columns: the one
+// such column that can fall inside a split tail moves to the split.
+inline size_t GemmPanelBoundary(size_t b, size_t n, size_t nr, size_t lanes) {
+  if (nr >= 3 * lanes && b >= nr && b < n && n - b <= lanes) return b - nr + 2 * lanes;
+  return std::min(b, n);
 }
 
 // Small M reads float B in place (see the header comment); the kernel and
@@ -273,10 +297,11 @@ struct GemmKernel {
       slice.c = detail::AdvanceBytes(job.c, first * job.c_row_bytes);
       slice.epilogue = detail::AdvanceStates(job.epilogue, first, 0);
     } else {
-      const size_t first = begin * job.blocking.nr;
-      slice.n = std::min(end * job.blocking.nr, job.n) - first;
+      const size_t nr = job.blocking.nr, lanes = job.blocking.lanes;
+      const size_t first = detail::GemmPanelBoundary(begin * nr, job.n, nr, lanes);
+      slice.n = detail::GemmPanelBoundary(end * nr, job.n, nr, lanes) - first;
       if (job.packed_b != nullptr) {
-        slice.packed_b += begin * job.k * job.blocking.nr;  // whole K x NR panels
+        slice.packed_b += first * job.k;  // the panel at column j starts at j * K
       } else {
         slice.b = detail::AdvanceBytes(job.b, first * job.b_stride[1]);
       }

@@ -714,7 +714,6 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
     const size_t bytes_per_output = kRows * kStride * channels * sizeof(TX);
-    constexpr size_t kGroup = kDepthwiseGroup;
     const size_t stretch = HWY_MAX(4, 2 * job.caches.l1 / bytes_per_output / 4 * 4);
     Stretch3x3 s{};
     s.n = n;
@@ -723,7 +722,8 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     s.first_row = static_cast<size_t>(job.h.Start(oh) + static_cast<int64_t>(s.i0));
     s.group_begin = job.w.InsideBegin();
     const size_t inside_end = HWY_MAX(job.w.InsideEnd(), s.group_begin);
-    s.group_end = s.group_begin + (inside_end - s.group_begin) / kGroup * kGroup;
+    s.group_end =
+        s.group_begin + (inside_end - s.group_begin) / kDepthwiseGroup * kDepthwiseGroup;
     // Stretches end a whole number of stretches after the first group, so
     // that none splits a group.
     for (s.o0 = 0; s.o0 < job.w.out; s.o0 = s.o1) {

@@ -173,24 +173,22 @@ void PackBPanel(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth,
 // over `cols` columns; the panel at column j starts at j * depth). Rows of B
 // that are contiguous are read once each, front to back, filling every
 // whole panel on the way (one sequential read stream instead of a strided
-// walk per panel: 3% of a 256^3 SGEMM); the panels of the tail pack their own.
+// walk per panel: 3% of a 256^3 SGEMM); the other panels pack their own.
 template <class TB>
 void PackB(const TB* b, const size_t (&stride)[2], size_t p0, size_t depth, size_t j0, size_t cols,
            float* HWY_RESTRICT out) {
   const size_t nr = GemmPanelWidth();
-  size_t whole = 0;  // the columns in whole nr panels
-  while (whole < cols && PanelAt(whole, cols).cols == nr) whole += nr;
+  size_t j = 0;
   if (stride[1] == sizeof(TB)) {
+    size_t whole = 0;  // the columns in whole nr panels
+    while (whole < cols && PanelAt(whole, cols).cols == nr) whole += nr;
     for (size_t k = 0; k < depth; ++k) {
       const TB* row = ElementAt(b, (p0 + k) * stride[0] + j0 * sizeof(TB));
       for (size_t jj = 0; jj < whole; jj += nr) WidenRun<TB>(row + jj, nr, out + jj * depth + k * nr);
     }
-  } else {
-    for (size_t jj = 0; jj < whole; jj += nr) {
-      PackBPanel<TB>(b, stride, p0, depth, j0 + jj, nr, nr, out + jj * depth);
-    }
+    j = whole;
   }
-  for (size_t j = whole; j < cols;) {
+  while (j < cols) {
     const PanelShape panel = PanelAt(j, cols);
     PackBPanel<TB>(b, stride, p0, depth, j0 + j, panel.cols, panel.stride, out + j * depth);
     j += panel.cols;

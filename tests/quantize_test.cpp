@@ -60,6 +60,7 @@ std::vector<Shape> Shapes() {
       {{2, 5, 3, 33}, {0, 0, 1, 2}, 1},
       {{2, 3, 5, 19}, {}, -1},         // NHWC channels, negative axis
       {{1, 4, 3, 131}, {0, 1, 1, 5}, 3},
+      {{5, 3, 300}, {0, 1, 7}, 2},     // rows past 256 channels, runs of 3 rows
       {{6, 13}, {}, 0},
       {{3, 9, 1, 1}, {}, 1},           // only size-1 dims after the axis
       {{3, 9, 1, 1}, {0, 2, 0, 0}, 1},
@@ -193,16 +194,19 @@ TEST_CASE("QuantizeLinear at exact ties: a true division, the quotient rounded b
 // it, and x * (1 / s) may land on the other: kernels that multiply must catch
 // those lanes. Per tensor and per channel along two rows of 3001 (full vectors
 // and a tail), with scales at the ends of the range where the reciprocal may
-// stand in (2^-64, 2^64) and just past them, and subnormal x.
-TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[quant]") {
-  const std::vector<float> scales = {0.1f,           3.0f,     0.0235294122f, 7.3f,
-                                     0.0039215689f,  0x1p-64f, 0x1p64f,       0x1.fffffep-65f,
-                                     0x1.000002p64f, 1e-30f};
+// stand in (2^-64, 2^64) and just past them, and subnormal x; per channel also
+// with the first seven scales only, where every vector may take the
+// reciprocal (one scale past the ends sends a whole stretch of the row to the
+// division).
+struct NearTies {
+  std::vector<float> x, scale;
+  std::vector<uint8_t> zero_point;
+};
+
+NearTies NearTiesFor(const std::vector<float>& scales, size_t count) {
   Rng rng(23);
-  std::vector<float> x;
-  std::vector<float> row_scale;
-  std::vector<uint8_t> row_zero_point;
-  for (size_t i = 0; i < 3001; ++i) {
+  NearTies t;
+  for (size_t i = 0; i < count; ++i) {
     const float s = scales[i % scales.size()];
     const int k = static_cast<int>(rng() % 520) - 260;
     float v = (static_cast<float>(k) + 0.5f) * s;
@@ -211,32 +215,46 @@ TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[qu
                                      : -std::numeric_limits<float>::infinity());
     }
     if (i % 97 == 0) v = 0x1p-140f * static_cast<float>(k);  // subnormal (or 0)
-    x.push_back(v);
-    row_scale.push_back(s);
-    row_zero_point.push_back(static_cast<uint8_t>(rng()));
+    t.x.push_back(v);
+    t.scale.push_back(s);
+    t.zero_point.push_back(static_cast<uint8_t>(rng()));
   }
+  return t;
+}
+
+// Two rows of t's channels, the axis innermost, int8 out.
+void CheckNearTiesPerChannel(const NearTies& t) {
+  std::vector<float> x2(t.x);
+  x2.insert(x2.end(), t.x.rbegin(), t.x.rend());
+  std::vector<int8_t> y(x2.size(), 0);
+  std::vector<int8_t> zero_point(t.zero_point.begin(), t.zero_point.end());
+  QuantizeLinear{.axis = 1}(TensorView<const float, Strided<>>(x2.data(), {2, t.x.size()}),
+                            t.scale, zero_point,
+                            TensorView<int8_t, Strided<>>(y.data(), {2, t.x.size()}));
+  size_t mismatches = 0;
+  for (size_t i = 0; i < x2.size(); ++i) {
+    const size_t c = i % t.x.size();
+    const int8_t want = RefQuantize<int8_t>(x2[i], t.scale[c], zero_point[c]);
+    if (y[i] != want && mismatches++ < 5) {
+      FAIL_CHECK("index " << i << " s " << t.scale[c] << " x " << x2[i] << " got " << int{y[i]}
+                          << " want " << int{want});
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("QuantizeLinear next to ties and at the ends of the scale range", "[quant]") {
+  const std::vector<float> scales = {0.1f,           3.0f,     0.0235294122f, 7.3f,
+                                     0.0039215689f,  0x1p-64f, 0x1p64f,       0x1.fffffep-65f,
+                                     0x1.000002p64f, 1e-30f};
+  const NearTies all = NearTiesFor(scales, 3001);
+  const NearTies in_range = NearTiesFor({scales.begin(), scales.begin() + 7}, 3001);
   ForEachTarget([&](int64_t) {
     for (const float s : scales) {
-      for (const int zp : {0, 3, 128}) CheckQuantizedPerTensor(x, s, zp);
+      for (const int zp : {0, 3, 128}) CheckQuantizedPerTensor(all.x, s, zp);
     }
-    // Two rows of 3001 channels, the axis innermost.
-    std::vector<float> x2(x);
-    x2.insert(x2.end(), x.rbegin(), x.rend());
-    std::vector<int8_t> y(x2.size(), 0);
-    std::vector<int8_t> zero_point(row_zero_point.begin(), row_zero_point.end());
-    QuantizeLinear{.axis = 1}(TensorView<const float, Strided<>>(x2.data(), {2, x.size()}),
-                              row_scale, zero_point,
-                              TensorView<int8_t, Strided<>>(y.data(), {2, x.size()}));
-    size_t mismatches = 0;
-    for (size_t i = 0; i < x2.size(); ++i) {
-      const size_t c = i % x.size();
-      const int8_t want = RefQuantize<int8_t>(x2[i], row_scale[c], zero_point[c]);
-      if (y[i] != want && mismatches++ < 5) {
-        FAIL_CHECK("index " << i << " s " << row_scale[c] << " x " << x2[i] << " got " << int{y[i]}
-                            << " want " << int{want});
-      }
-    }
-    CHECK(mismatches == 0);
+    CheckNearTiesPerChannel(all);
+    CheckNearTiesPerChannel(in_range);
   });
 }
 

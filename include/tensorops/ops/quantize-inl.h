@@ -80,6 +80,13 @@ inline float QuantReciprocal(float scale) {
   return scale >= kReciprocalMinScale && scale <= kReciprocalMaxScale ? 1.0f / scale : 0.0f;
 }
 
+// Every lane of s lies where QuantReciprocal's 1 / s may stand in.
+HWY_INLINE bool ReciprocalsApply(hn::Vec<QuantTag> s) {
+  const QuantTag df;
+  return hn::AllTrue(df, hn::And(hn::Ge(s, hn::Set(df, kReciprocalMinScale)),
+                                 hn::Le(s, hn::Set(df, kReciprocalMaxScale))));
+}
+
 // |q - (q's nearest whole number)|: at most 0.5 for |q| < 2^22, NaN for NaN
 // and infinite q; beyond 2^22 possibly more than 0.5. armv7 adds and subtracts
 // 1.5 * 2^23: Highway emulates Round there with float comparisons, which GCC
@@ -240,71 +247,149 @@ HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t
   }
 }
 
-// Rows whose parameters change along them (the axis is the row), taken
-// kRowBatch at a time: all rows of a job share one row of parameters, and each
-// vector of them is set up once per batch. NHWC per channel runs short rows
-// (one per pixel), where setting up per row would cost as much as the row.
-inline constexpr size_t kRowBatch = 16;
+// Rows whose parameters change along them (the axis is the row) come as runs:
+// the innermost outer loop's rows, at a fixed byte step, all sharing one row
+// of parameters. NHWC per channel is one run of short rows (one per pixel):
+// each vector of parameters is set up once per run and held in registers
+// over kQuantRowBlock rows at a time, the rows' addresses computed, not
+// loaded (loads from a fixed address behind the stores of the output slowed
+// such loops by 2x).
+inline constexpr size_t kQuantRowBlock = 16;
 
 template <class In, class Out>
-struct RowBatch {
-  const In* x[kRowBatch];
-  Out* y[kRowBatch];
-  size_t rows = 0;
+struct RowRun {
+  const In* x;
+  Out* y;
+  size_t x_step;  // bytes from one row to the next
+  size_t y_step;
+  size_t rows;
+  const In* X(size_t r) const { return detail::AdvanceBytes(x, r * x_step); }
+  Out* Y(size_t r) const { return detail::AdvanceBytes(y, r * y_step); }
 };
 
+// Lanes [i, i + n) of rows [first, last) of a run, n <= Lanes: one vector of
+// parameters set up for them, each vector tested for ties on its own.
 template <class X, class Q>
-HWY_INLINE void QuantizeRows(const RowBatch<X, Q>& batch, size_t count, const float* scale,
-                             const Q* zero_point) {
+HWY_INLINE void QuantizeColumn(const RowRun<X, Q>& run, size_t first, size_t last, size_t i,
+                               size_t n, const float* scale, const Q* zero_point) {
   const QuantTag df;
   const hn::Rebind<X, QuantTag> dx;
   const hn::Rebind<Q, QuantTag> dq;
+  // Lanes past n take scale 1: their results are not stored.
+  const auto s = hn::IfThenElse(hn::FirstN(df, n), LoadUpTo(df, scale + i, n), hn::Set(df, 1.0f));
+  const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, n);
+  const auto zp_float = hn::ConvertTo(df, zp);
+  const auto lo = hn::Sub(hn::Set(df, kQuantLo<Q>), zp_float);
+  const auto hi = hn::Sub(hn::Set(df, kQuantHi<Q>), zp_float);
+  if (ReciprocalsApply(s)) {
+    const auto reciprocal = math::Div(df, hn::Set(df, 1.0f), s);
+    for (size_t r = first; r < last; ++r) {
+      const auto v = WidenToF32<X>(df, LoadUpTo(dx, run.X(r) + i, n));
+      StoreUpTo(QuantizeLanesByReciprocal<Q>(v, s, reciprocal, lo, hi, zp), dq, run.Y(r) + i, n);
+    }
+  } else {
+    for (size_t r = first; r < last; ++r) {
+      const auto v = WidenToF32<X>(df, LoadUpTo(dx, run.X(r) + i, n));
+      StoreUpTo(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, run.Y(r) + i, n);
+    }
+  }
+}
+
+// Up to kParamChunk lanes of parameters at a time are laid out as
+// QuantizeRow's four-vector loop takes them per tensor (1 / s, the floor
+// less zp, the rounding bias less zp), so that the rows run that loop. A
+// multiple of four vectors on every target.
+inline constexpr size_t kParamChunk = 256;
+static_assert(kParamChunk % (4 * HWY_MAX_BYTES / sizeof(float)) == 0);
+
+template <class X, class Q>
+HWY_INLINE void QuantizeRun(const RowRun<X, Q>& run, size_t count, const float* scale,
+                            const Q* zero_point) {
+  const QuantTag df;
+  const hn::Rebind<X, QuantTag> dx;
+  const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
-  for (size_t i = 0; i < count; i += lanes) {
-    const size_t n = HWY_MIN(lanes, count - i);
-    // Lanes past n take scale 1: their results are not stored.
-    const auto s = hn::IfThenElse(hn::FirstN(df, n), LoadUpTo(df, scale + i, n), hn::Set(df, 1.0f));
-    const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, n);
-    const auto zp_float = hn::ConvertTo(df, zp);
-    const auto lo = hn::Sub(hn::Set(df, kQuantLo<Q>), zp_float);
-    const auto hi = hn::Sub(hn::Set(df, kQuantHi<Q>), zp_float);
-    const bool by_reciprocal =
-        hn::AllTrue(df, hn::And(hn::Ge(s, hn::Set(df, kReciprocalMinScale)),
-                                hn::Le(s, hn::Set(df, kReciprocalMaxScale))));
-    if (by_reciprocal) {
-      const auto reciprocal = math::Div(df, hn::Set(df, 1.0f), s);
-      for (size_t r = 0; r < batch.rows; ++r) {
-        const auto v = WidenToF32<X>(df, LoadUpTo(dx, batch.x[r] + i, n));
-        StoreUpTo(QuantizeLanesByReciprocal<Q>(v, s, reciprocal, lo, hi, zp), dq, batch.y[r] + i,
-                  n);
+  const size_t group = 4 * lanes;
+  HWY_ALIGN float reciprocal[kParamChunk];
+  HWY_ALIGN float floor[kParamChunk];
+  HWY_ALIGN int32_t bias_less_zp[kParamChunk];
+  for (size_t begin = 0; begin < count; begin += kParamChunk) {
+    const size_t end = HWY_MIN(count, begin + kParamChunk);
+    size_t grouped_end = begin + (end - begin) / group * group;
+    bool by_reciprocal = true;
+    for (size_t i = begin; i < grouped_end; i += lanes) {
+      const auto s = hn::LoadU(df, scale + i);
+      by_reciprocal &= ReciprocalsApply(s);
+      const auto zp = ZeroPointsAt<Q>(zero_point == nullptr ? nullptr : zero_point + i, lanes);
+      hn::Store(math::Div(df, hn::Set(df, 1.0f), s), df, reciprocal + (i - begin));
+      hn::Store(hn::Sub(hn::Set(df, kQuantLo<Q>), hn::ConvertTo(df, zp)), df, floor + (i - begin));
+      hn::Store(hn::Sub(hn::Set(di, kRoundingBiasBits), zp), di, bias_less_zp + (i - begin));
+    }
+    if (!by_reciprocal) grouped_end = begin;
+    for (size_t first = 0; first < run.rows; first += kQuantRowBlock) {
+      const size_t last = HWY_MIN(run.rows, first + kQuantRowBlock);
+      for (size_t i = begin; i < grouped_end; i += group) {
+        const size_t p = i - begin;
+        const auto r0 = hn::Load(df, reciprocal + p);
+        const auto r1 = hn::Load(df, reciprocal + p + lanes);
+        const auto r2 = hn::Load(df, reciprocal + p + 2 * lanes);
+        const auto r3 = hn::Load(df, reciprocal + p + 3 * lanes);
+        const auto f0 = hn::Load(df, floor + p);
+        const auto f1 = hn::Load(df, floor + p + lanes);
+        const auto f2 = hn::Load(df, floor + p + 2 * lanes);
+        const auto f3 = hn::Load(df, floor + p + 3 * lanes);
+        const auto b0 = hn::Load(di, bias_less_zp + p);
+        const auto b1 = hn::Load(di, bias_less_zp + p + lanes);
+        const auto b2 = hn::Load(di, bias_less_zp + p + 2 * lanes);
+        const auto b3 = hn::Load(di, bias_less_zp + p + 3 * lanes);
+        for (size_t row = first; row < last; ++row) {
+          const X* HWY_RESTRICT x = run.X(row) + i;
+          const auto v0 = WidenToF32<X>(df, hn::LoadU(dx, x));
+          const auto v1 = WidenToF32<X>(df, hn::LoadU(dx, x + lanes));
+          const auto v2 = WidenToF32<X>(df, hn::LoadU(dx, x + 2 * lanes));
+          const auto v3 = WidenToF32<X>(df, hn::LoadU(dx, x + 3 * lanes));
+          if (HWY_LIKELY(FarFromTies(hn::Mul(v0, r0), hn::Mul(v1, r1), hn::Mul(v2, r2),
+                                     hn::Mul(v3, r3)))) {
+            StoreDemoted4(di, QRequantizedInts(df, v0, r0, f0, b0),
+                          QRequantizedInts(df, v1, r1, f1, b1),
+                          QRequantizedInts(df, v2, r2, f2, b2),
+                          QRequantizedInts(df, v3, r3, f3, b3), run.Y(row) + i, group);
+          } else {
+            for (size_t j = i; j < i + group; j += lanes) {
+              QuantizeColumn(run, row, row + 1, j, lanes, scale, zero_point);
+            }
+          }
+        }
       }
-    } else {
-      for (size_t r = 0; r < batch.rows; ++r) {
-        const auto v = WidenToF32<X>(df, LoadUpTo(dx, batch.x[r] + i, n));
-        StoreUpTo(QuantizeLanes<Q>(v, s, lo, hi, zp), dq, batch.y[r] + i, n);
+      for (size_t i = grouped_end; i < end; i += lanes) {
+        QuantizeColumn(run, first, last, i, HWY_MIN(lanes, end - i), scale, zero_point);
       }
     }
   }
 }
 
+// Each vector of parameters is loaded once per block of rows.
 template <class Q, class Y>
-HWY_INLINE void DequantizeRows(const RowBatch<Q, Y>& batch, size_t count, const float* scale,
-                               const Q* zero_point) {
+HWY_INLINE void DequantizeRun(const RowRun<Q, Y>& run, size_t count, const float* scale,
+                              const Q* zero_point) {
   const QuantTag df;
   const hn::Rebind<Q, QuantTag> dq;
   const hn::Rebind<Y, QuantTag> dy;
   const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
-  for (size_t i = 0; i < count; i += lanes) {
-    const size_t n = HWY_MIN(lanes, count - i);
-    const auto s = LoadUpTo(df, scale + i, n);
-    auto zp = hn::Zero(di);
-    if constexpr (!hwy::IsSame<Q, int32_t>()) {
-      if (zero_point != nullptr) zp = hn::PromoteTo(di, LoadUpTo(dq, zero_point + i, n));
-    }
-    for (size_t r = 0; r < batch.rows; ++r) {
-      const auto v = DequantizeLanes<Q>(LoadUpTo(dq, batch.x[r] + i, n), zp, s);
-      StoreUpTo(NarrowFromF32<Y>(df, v), dy, batch.y[r] + i, n);
+  for (size_t first = 0; first < run.rows; first += kQuantRowBlock) {
+    const size_t last = HWY_MIN(run.rows, first + kQuantRowBlock);
+    for (size_t i = 0; i < count; i += lanes) {
+      const size_t n = HWY_MIN(lanes, count - i);
+      const auto s = LoadUpTo(df, scale + i, n);
+      auto zp = hn::Zero(di);
+      if constexpr (!hwy::IsSame<Q, int32_t>()) {
+        if (zero_point != nullptr) zp = hn::PromoteTo(di, LoadUpTo(dq, zero_point + i, n));
+      }
+      for (size_t row = first; row < last; ++row) {
+        const auto v = DequantizeLanes<Q>(LoadUpTo(dq, run.X(row) + i, n), zp, s);
+        StoreUpTo(NarrowFromF32<Y>(df, v), dy, run.Y(row) + i, n);
+      }
     }
   }
 }
@@ -320,26 +405,23 @@ HWY_INLINE void ForEachQuantRow(const LinearQuantJob<In, Out, Q>& job, const Row
   });
 }
 
-// Calls batch_fn(batch, scale, zero_point) for the job's rows, kRowBatch at a
-// time, when the parameters run along the row.
-template <class In, class Out, class Q, class BatchFn>
-HWY_INLINE void ForEachQuantRowBatch(const LinearQuantJob<In, Out, Q>& job,
-                                     const BatchFn& batch_fn) {
-  RowBatch<In, Out> batch;
-  const float* batch_scale = nullptr;
-  const Q* batch_zero_point = nullptr;
-  ForEachQuantRow(job, [&](const In* x, Out* y, const float* scale, const Q* zero_point) {
-    if (batch.rows == kRowBatch || (batch.rows != 0 && scale != batch_scale)) {
-      batch_fn(batch, batch_scale, batch_zero_point);
-      batch.rows = 0;
-    }
-    batch_scale = scale;
-    batch_zero_point = zero_point;
-    batch.x[batch.rows] = x;
-    batch.y[batch.rows] = y;
-    ++batch.rows;
+// Calls run_fn(run, scale, zero_point) for each run of the job's rows when
+// the parameters run along the row (the outer loops do not move them).
+template <class In, class Out, class Q, class RunFn>
+HWY_INLINE void ForEachQuantRowRun(const LinearQuantJob<In, Out, Q>& job, const RunFn& run_fn) {
+  LinearQuantJob<In, Out, Q> runs = job;
+  RowRun<In, Out> run{nullptr, nullptr, 0, 0, 1};
+  if (runs.nest.outer_rank > 0) {
+    const size_t last = --runs.nest.outer_rank;
+    run.rows = runs.nest.count[last];
+    run.x_step = runs.nest.stride[0][last];
+    run.y_step = runs.nest.stride[1][last];
+  }
+  ForEachQuantRow(runs, [&](const In* x, Out* y, const float* scale, const Q* zero_point) {
+    run.x = x;
+    run.y = y;
+    run_fn(run, scale, zero_point);
   });
-  if (batch.rows != 0) batch_fn(batch, batch_scale, batch_zero_point);
 }
 
 // Per tensor (or an axis outside the row), the reciprocal is taken when the
@@ -348,10 +430,9 @@ template <class X, class Q>
 struct Impl<QuantizeKernel<X, Q>> {
   static void Run(const QuantizeKernel<X, Q>&, const typename QuantizeKernel<X, Q>::Job& job) {
     if (job.along_row) {
-      ForEachQuantRowBatch(
-          job, [&](const RowBatch<X, Q>& batch, const float* scale, const Q* zero_point) {
-            QuantizeRows<X, Q>(batch, job.nest.row, scale, zero_point);
-          });
+      ForEachQuantRowRun(job, [&](const RowRun<X, Q>& run, const float* scale, const Q* zero_point) {
+        QuantizeRun<X, Q>(run, job.nest.row, scale, zero_point);
+      });
       return;
     }
     const float* taken_for = nullptr;
@@ -375,10 +456,9 @@ template <class Q, class Y>
 struct Impl<DequantizeKernel<Q, Y>> {
   static void Run(const DequantizeKernel<Q, Y>&, const typename DequantizeKernel<Q, Y>::Job& job) {
     if (job.along_row) {
-      ForEachQuantRowBatch(
-          job, [&](const RowBatch<Q, Y>& batch, const float* scale, const Q* zero_point) {
-            DequantizeRows<Q, Y>(batch, job.nest.row, scale, zero_point);
-          });
+      ForEachQuantRowRun(job, [&](const RowRun<Q, Y>& run, const float* scale, const Q* zero_point) {
+        DequantizeRun<Q, Y>(run, job.nest.row, scale, zero_point);
+      });
       return;
     }
     ForEachQuantRow(job, [&](const Q* x, Y* y, const float* scale, const Q* zero_point) {

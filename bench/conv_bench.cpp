@@ -6,6 +6,8 @@
 // against oneDNN (the same layout, weights in the format it picks, reordered
 // once) and XNNPACK (NHWC). Inputs and weights: N(0, 1), fixed seed.
 // GFLOP/s counts 2 multiply-adds per tap inside or outside the padding.
+// Depthwise NHWC rows have a memcpy row moving the same bytes (x read, y
+// written), for GB/s against the bandwidth bound they run near.
 // conv_nhwc_cold_y/ repeats the 1x1 and depthwise NHWC rows with y cold, as
 // inside a network: each call writes the next of enough copies of y to span
 // 64 MiB, so the lines it writes are in no cache (x stays warm, as the
@@ -134,6 +136,13 @@ const bool kRegistered = [] {
       benchmark::RegisterBenchmark((op + "onednn/" + c.name).c_str(), Peer<OneDnnConv>, a, false);
       if (nhwc) {
         benchmark::RegisterBenchmark((op + "xnnpack/" + c.name).c_str(), Peer<XnnpackConv>, a, false);
+      }
+      if (nhwc && a.group == a.c && a.group > 1) {  // depthwise: bound by its bytes
+        benchmark::RegisterBenchmark((op + "memcpy/" + c.name).c_str(), [a](benchmark::State& s) {
+          const size_t out = ConvOut(a);
+          MemcpyReference(s, a.n * a.o * out * out,
+                          (a.n * a.c * a.h * a.w + a.n * a.o * out * out) * sizeof(float));
+        });
       }
     }
   }

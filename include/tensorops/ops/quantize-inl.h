@@ -251,9 +251,9 @@ HWY_INLINE void DequantizeRow(const Q* HWY_RESTRICT x, Y* HWY_RESTRICT y, size_t
 // the innermost outer loop's rows, at a fixed byte step, all sharing one row
 // of parameters. NHWC per channel is one run of short rows (one per pixel):
 // each vector of parameters is set up once per run and held in registers
-// over kQuantRowBlock rows at a time, the rows' addresses computed, not
-// loaded (loads from a fixed address behind the stores of the output slowed
-// such loops by 2x).
+// over kQuantRowBlock rows at a time, and the rows' addresses are computed:
+// parameters or row pointers loaded from memory beside every row cost as
+// much as the row's own work.
 inline constexpr size_t kQuantRowBlock = 16;
 
 template <class In, class Out>

@@ -64,6 +64,7 @@ std::vector<Shape> Shapes() {
       {{6, 13}, {}, 0},
       {{3, 9, 1, 1}, {}, 1},           // only size-1 dims after the axis
       {{3, 9, 1, 1}, {0, 2, 0, 0}, 1},
+      {{3, 6, 1}, {0, 1, 2}, 1},       // the axis not contiguous: one-element rows
       {{1, 1, 1, 1}, {}, 2},
       {{4, 0, 3}, {}, 1},              // empty: nothing to do
   };

@@ -406,12 +406,14 @@ HWY_INLINE void ForEachQuantRow(const LinearQuantJob<In, Out, Q>& job, const Row
 }
 
 // Calls run_fn(run, scale, zero_point) for each run of the job's rows when
-// the parameters run along the row (the outer loops do not move them).
+// the parameters run along the row. The innermost outer loop is a run where
+// it leaves the parameters in place; where it moves them (x not contiguous
+// along the axis: the row is one element), each row is a run of its own.
 template <class In, class Out, class Q, class RunFn>
 HWY_INLINE void ForEachQuantRowRun(const LinearQuantJob<In, Out, Q>& job, const RunFn& run_fn) {
   LinearQuantJob<In, Out, Q> runs = job;
   RowRun<In, Out> run{nullptr, nullptr, 0, 0, 1};
-  if (runs.nest.outer_rank > 0) {
+  if (runs.nest.outer_rank > 0 && runs.nest.stride[2][runs.nest.outer_rank - 1] == 0) {
     const size_t last = --runs.nest.outer_rank;
     run.rows = runs.nest.count[last];
     run.x_step = runs.nest.stride[0][last];

@@ -67,13 +67,21 @@ Data MakeData(const ConvArgs& a) {
   return d;
 }
 
-void SetConvRates(benchmark::State& state, const ConvArgs& a) {
+size_t OutputCount(const ConvArgs& a) {
   const size_t out = ConvOut(a);
-  const double macs = static_cast<double>(a.n * a.o * out * out) *
+  return a.n * a.o * out * out;
+}
+
+// x read and y written (the weights are small beside them).
+size_t BytesMoved(const ConvArgs& a) {
+  return (a.n * a.c * a.h * a.w + OutputCount(a)) * sizeof(float);
+}
+
+void SetConvRates(benchmark::State& state, const ConvArgs& a) {
+  const double macs = static_cast<double>(OutputCount(a)) *
                       static_cast<double>(a.c / a.group * a.kernel * a.kernel);
   state.counters["flops"] = 2.0 * macs;
-  SetRates(state, a.n * a.o * out * out,
-           (a.n * a.c * a.h * a.w + a.n * a.o * out * out) * sizeof(float));
+  SetRates(state, OutputCount(a), BytesMoved(a));
 }
 
 // Outputs to write in turn: one (warm), or copies of y spanning 64 MiB
@@ -139,9 +147,7 @@ const bool kRegistered = [] {
       }
       if (nhwc && a.group == a.c && a.group > 1) {  // depthwise: bound by its bytes
         benchmark::RegisterBenchmark((op + "memcpy/" + c.name).c_str(), [a](benchmark::State& s) {
-          const size_t out = ConvOut(a);
-          MemcpyReference(s, a.n * a.o * out * out,
-                          (a.n * a.c * a.h * a.w + a.n * a.o * out * out) * sizeof(float));
+          MemcpyReference(s, OutputCount(a), BytesMoved(a));
         });
       }
     }

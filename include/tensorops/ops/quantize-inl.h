@@ -154,6 +154,36 @@ HWY_INLINE hn::Vec<hn::Rebind<int32_t, QuantTag>> ZeroPointsAt(const Q* zero_poi
   return hn::PromoteTo(di, LoadUpTo(hn::Rebind<Q, QuantTag>(), zero_point, count));
 }
 
+// Four vectors of x quantized into y, each vector with its own 1 / s (r),
+// floor less zp (f) and rounding bias less zp (b) as QRequantizedInts takes
+// them: one test for ties and one demotion for the four. Far from ties,
+// x * r rounds as the requantizing store rounds sum * m. Returns false, with
+// nothing stored, where a lane lies near a tie (the caller divides).
+template <class X, class Q>
+HWY_INLINE bool QuantizeFourFarFromTies(
+    const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, hn::Vec<QuantTag> r0, hn::Vec<QuantTag> r1,
+    hn::Vec<QuantTag> r2, hn::Vec<QuantTag> r3, hn::Vec<QuantTag> f0, hn::Vec<QuantTag> f1,
+    hn::Vec<QuantTag> f2, hn::Vec<QuantTag> f3, hn::Vec<hn::Rebind<int32_t, QuantTag>> b0,
+    hn::Vec<hn::Rebind<int32_t, QuantTag>> b1, hn::Vec<hn::Rebind<int32_t, QuantTag>> b2,
+    hn::Vec<hn::Rebind<int32_t, QuantTag>> b3) {
+  const QuantTag df;
+  const hn::Rebind<X, QuantTag> dx;
+  const hn::Rebind<int32_t, QuantTag> di;
+  const size_t lanes = hn::Lanes(df);
+  const auto v0 = WidenToF32<X>(df, hn::LoadU(dx, x));
+  const auto v1 = WidenToF32<X>(df, hn::LoadU(dx, x + lanes));
+  const auto v2 = WidenToF32<X>(df, hn::LoadU(dx, x + 2 * lanes));
+  const auto v3 = WidenToF32<X>(df, hn::LoadU(dx, x + 3 * lanes));
+  if (HWY_UNLIKELY(
+          !FarFromTies(hn::Mul(v0, r0), hn::Mul(v1, r1), hn::Mul(v2, r2), hn::Mul(v3, r3)))) {
+    return false;
+  }
+  StoreDemoted4(di, QRequantizedInts(df, v0, r0, f0, b0), QRequantizedInts(df, v1, r1, f1, b1),
+                QRequantizedInts(df, v2, r2, f2, b2), QRequantizedInts(df, v3, r3, f3, b3), y,
+                4 * lanes);
+  return true;
+}
+
 // One row whose elements share one scale and zero point; with kByReciprocal,
 // `reciprocal` is QuantReciprocal of the scale (nonzero). A template flag, not
 // a branch per vector: GCC left such a branch's lambda out of line on armv7.
@@ -172,20 +202,10 @@ HWY_INLINE void QuantizeRow(const X* HWY_RESTRICT x, Q* HWY_RESTRICT y, size_t c
   const auto hi = hn::Set(df, kQuantHi<Q> - static_cast<float>(zero_point));
   size_t i = 0;
   if constexpr (kByReciprocal) {
-    // Four vectors at a time: one test for ties and one demotion for the four.
-    // Far from ties, x * r rounds as the requantizing store rounds sum * m.
     const auto bias_less_zp = hn::Set(di, kRoundingBiasBits - int32_t{zero_point});
-    const auto ints = [&](hn::Vec<QuantTag> v) {
-      return QRequantizedInts(df, v, r, lo, bias_less_zp);
-    };
     for (; i + 4 * lanes <= count; i += 4 * lanes) {
-      const auto v0 = WidenToF32<X>(df, hn::LoadU(dx, x + i));
-      const auto v1 = WidenToF32<X>(df, hn::LoadU(dx, x + i + lanes));
-      const auto v2 = WidenToF32<X>(df, hn::LoadU(dx, x + i + 2 * lanes));
-      const auto v3 = WidenToF32<X>(df, hn::LoadU(dx, x + i + 3 * lanes));
-      if (HWY_LIKELY(FarFromTies(hn::Mul(v0, r), hn::Mul(v1, r), hn::Mul(v2, r), hn::Mul(v3, r)))) {
-        StoreDemoted4(di, ints(v0), ints(v1), ints(v2), ints(v3), y + i, 4 * lanes);
-      } else {
+      if (!QuantizeFourFarFromTies(x + i, y + i, r, r, r, r, lo, lo, lo, lo, bias_less_zp,
+                                   bias_less_zp, bias_less_zp, bias_less_zp)) {
         for (size_t j = i; j < i + 4 * lanes; j += lanes) {
           const auto v = WidenToF32<X>(df, hn::LoadU(dx, x + j));
           hn::StoreU(QuantizeLanesByReciprocal<Q>(v, s, r, lo, hi, zp), dq, y + j);
@@ -306,7 +326,6 @@ template <class X, class Q>
 HWY_INLINE void QuantizeRun(const RowRun<X, Q>& run, size_t count, const float* scale,
                             const Q* zero_point) {
   const QuantTag df;
-  const hn::Rebind<X, QuantTag> dx;
   const hn::Rebind<int32_t, QuantTag> di;
   const size_t lanes = hn::Lanes(df);
   const size_t group = 4 * lanes;
@@ -343,18 +362,8 @@ HWY_INLINE void QuantizeRun(const RowRun<X, Q>& run, size_t count, const float* 
         const auto b2 = hn::Load(di, bias_less_zp + p + 2 * lanes);
         const auto b3 = hn::Load(di, bias_less_zp + p + 3 * lanes);
         for (size_t row = first; row < last; ++row) {
-          const X* HWY_RESTRICT x = run.X(row) + i;
-          const auto v0 = WidenToF32<X>(df, hn::LoadU(dx, x));
-          const auto v1 = WidenToF32<X>(df, hn::LoadU(dx, x + lanes));
-          const auto v2 = WidenToF32<X>(df, hn::LoadU(dx, x + 2 * lanes));
-          const auto v3 = WidenToF32<X>(df, hn::LoadU(dx, x + 3 * lanes));
-          if (HWY_LIKELY(FarFromTies(hn::Mul(v0, r0), hn::Mul(v1, r1), hn::Mul(v2, r2),
-                                     hn::Mul(v3, r3)))) {
-            StoreDemoted4(di, QRequantizedInts(df, v0, r0, f0, b0),
-                          QRequantizedInts(df, v1, r1, f1, b1),
-                          QRequantizedInts(df, v2, r2, f2, b2),
-                          QRequantizedInts(df, v3, r3, f3, b3), run.Y(row) + i, group);
-          } else {
+          if (!QuantizeFourFarFromTies(run.X(row) + i, run.Y(row) + i, r0, r1, r2, r3, f0, f1, f2,
+                                       f3, b0, b1, b2, b3)) {
             for (size_t j = i; j < i + group; j += lanes) {
               QuantizeColumn(run, row, row + 1, j, lanes, scale, zero_point);
             }

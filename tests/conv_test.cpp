@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <hwy/aligned_allocator.h>
 #include <tensorops/api.h>
 
 #include "support/catch.h"
@@ -370,6 +371,58 @@ TEST_CASE("Conv: depthwise 3x3 rows inside the input, many channels", "[conv]") 
       CHECK(differ == 0);
     });
   }
+}
+
+// Depthwise NHWC lays its vectors of channels out from where x sits
+// relative to a cache line (x's loads start on a load's boundary where
+// that saves split loads): x at every offset in the first line gives the
+// bits x on a line gives, float and float16, stride 1 and 2.
+template <class T>
+void CheckDepthwiseAtEveryOffset(size_t channels, uint64_t seed) {
+  const size_t h = 6, w = 9;
+  const size_t count = h * w * channels;
+  Rng rng(seed);
+  std::vector<T> values(count);
+  for (T& v : values) v = MixedMagnitude<T>(rng);
+  TestTensor<float, Strided<>> weights_data({channels, 1, 3, 3});
+  weights_data.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
+  std::vector<float> bias(channels);
+  for (float& b : bias) b = MixedMagnitude<float>(rng);
+  const auto storage = hwy::AllocateAligned<T>(count + 64 / sizeof(T));
+  for (size_t st : {1, 2}) {
+    const Conv conv{.strides = {st, st}, .pads = {1, 1, 1, 1}, .group = channels};
+    ForEachTarget([&](int64_t) {
+      const ConvWeights<Nhwc> weights(weights_data.ConstView(), channels);
+      const Size2 size = conv.OutputSize(weights, h, w);
+      const Dims y_dims{1, size.h, size.w, channels};
+      TestTensor<float, Nhwc> on_line(y_dims);
+      std::copy(values.begin(), values.end(), storage.get());
+      conv(TensorView<const T, Nhwc>(storage.get(), {1, h, w, channels}), weights, on_line.View(),
+           Epilogue{Bias{bias}, Unary<UnaryKind::kRelu>{}});
+      for (size_t offset = 1; offset < 64 / sizeof(T); ++offset) {
+        std::copy(values.begin(), values.end(), storage.get() + offset);
+        TestTensor<float, Nhwc> y(y_dims);
+        conv(TensorView<const T, Nhwc>(storage.get() + offset, {1, h, w, channels}), weights,
+             y.View(), Epilogue{Bias{bias}, Unary<UnaryKind::kRelu>{}});
+        size_t differ = 0;
+        ForEachIndex(y_dims, [&](const Extents& i) {
+          if (std::bit_cast<uint32_t>(y.at(i)) != std::bit_cast<uint32_t>(on_line.at(i)) &&
+              differ++ < 5) {
+            FAIL_CHECK("x " << offset * sizeof(T) << " bytes past a line, stride " << st
+                            << ", channels " << channels << ", output " << i << ": "
+                            << y.at(i) << ", on a line " << on_line.at(i));
+          }
+        });
+        CHECK(differ == 0);
+      }
+    });
+  }
+}
+
+TEST_CASE("Conv: depthwise NHWC gives the same bits wherever x sits", "[conv]") {
+  CheckDepthwiseAtEveryOffset<float>(40, 3700);
+  CheckDepthwiseAtEveryOffset<float>(67, 3710);
+  CheckDepthwiseAtEveryOffset<hwy::float16_t>(72, 3720);
 }
 
 TEST_CASE("Conv on an executor writes the serial run's bytes", "[conv][parallel]") {

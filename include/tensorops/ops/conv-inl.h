@@ -562,10 +562,12 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
     const bool stretches = Depthwise3x3Fits(job, channels, lanes);
+    const size_t aligned = stretches ? FirstAlignedChannel(job, channels, lanes) : 0;
     for (size_t unit = job.unit_begin; unit < job.unit_end; ++unit) {
       const size_t n = unit / job.h.out, oh = unit % job.h.out;
       if (stretches) {
-        (job.w.stride == 1 ? &Depthwise3x3Row<1> : &Depthwise3x3Row<2>)(job, n, oh, scratch);
+        (job.w.stride == 1 ? &Depthwise3x3Row<1> : &Depthwise3x3Row<2>)(job, n, oh, aligned,
+                                                                          scratch);
       } else {
         DepthwiseRow(job, n, oh, scratch);
       }
@@ -668,6 +670,43 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     }
   }
 
+  // The passes over channels [cv, cv + lanes): cv = 0, lanes, 2 lanes, ...
+  // or, with `aligned` > 0, cv = 0 and then aligned, aligned + lanes, ...;
+  // the last ends at the last channel (channels two passes share come out
+  // the same from both).
+  template <class F>
+  HWY_INLINE static void ForEachChannelVector(size_t aligned, size_t channels, size_t lanes,
+                                              const F& f) {
+    if (aligned != 0) f(size_t{0});
+    for (size_t c = aligned; c < channels; c += lanes) f(HWY_MIN(c, channels - lanes));
+  }
+
+  // The `aligned` for ForEachChannelVector that starts the loads of x on a
+  // load's boundary (its bytes, at most a cache line) in every pixel, or 0.
+  // A load that crosses a cache line costs about two, and x's address is
+  // the caller's (a std::vector of floats sits 16 bytes off a line); the
+  // extra pass the first channels take must cost less than the split loads
+  // it saves, so the shorter sum of costs decides.
+  static size_t FirstAlignedChannel(const Job& job, size_t channels, size_t lanes) {
+    const size_t boundary = HWY_MIN(lanes * sizeof(TX), size_t{64});
+    const size_t offset = reinterpret_cast<uintptr_t>(job.x) % boundary;
+    if (offset == 0 || offset % sizeof(TX) != 0) return 0;
+    if (job.x_stride[2] % boundary != 0 || job.x_stride[3] % boundary != 0 ||
+        (job.batch > 1 && job.x_stride[0] % boundary != 0)) {
+      return 0;  // pixels at different offsets from a boundary
+    }
+    const size_t aligned = (boundary - offset) / sizeof(TX);
+    if (aligned + lanes > channels) return 0;
+    const auto cost = [&](size_t first) {
+      size_t sum = 0;  // in 64ths of an aligned pass
+      ForEachChannelVector(first, channels, lanes, [&](size_t cv) {
+        sum += (offset + cv * sizeof(TX)) % boundary == 0 ? 64 : 64 + boundary;
+      });
+      return sum;
+    };
+    return cost(aligned) < cost(0) ? aligned : 0;
+  }
+
   // 3x3, no dilation, stride 1 or 2 along the row, at least a vector of
   // channels: the shape Depthwise3x3Row takes (any pads, any row stride).
   static bool Depthwise3x3Fits(const Job& job, size_t channels, size_t lanes) {
@@ -680,12 +719,13 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   // Depthwise3x3Stretches; a window of one row inside x (an input one row
   // high, or two rows of padding) takes DepthwiseRow.
   template <size_t kStride>
-  static void Depthwise3x3Row(const Job& job, size_t n, size_t oh, float* scratch) {
+  static void Depthwise3x3Row(const Job& job, size_t n, size_t oh, size_t aligned,
+                              float* scratch) {
     switch (job.h.EndTap(oh) - job.h.FirstTap(oh)) {
       case 3:
-        return Depthwise3x3Stretches<kStride, 3>(job, n, oh, scratch);
+        return Depthwise3x3Stretches<kStride, 3>(job, n, oh, aligned, scratch);
       case 2:
-        return Depthwise3x3Stretches<kStride, 2>(job, n, oh, scratch);
+        return Depthwise3x3Stretches<kStride, 2>(job, n, oh, aligned, scratch);
       default:
         return DepthwiseRow(job, n, oh, scratch);
     }
@@ -708,9 +748,11 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
   // registers too. A stretch's rows of x take about twice L1: the next vector of
   // channels finds them in L1 or L2 (a whole row at stride 2 left them to
   // memory; half of L1 costs a reload of the weights per few outputs). Each
-  // output sums its taps in DepthwiseRow's order: the same bits.
+  // output sums its taps in DepthwiseRow's order: the same bits. Vectors of
+  // channels as ForEachChannelVector lays them out with `aligned`.
   template <size_t kStride, size_t kRows>
-  static void Depthwise3x3Stretches(const Job& job, size_t n, size_t oh, float* scratch) {
+  static void Depthwise3x3Stretches(const Job& job, size_t n, size_t oh, size_t aligned,
+                                    float* scratch) {
     const size_t lanes = hn::Lanes(hn::ScalableTag<float>());
     const size_t channels = job.out_channels;
     const size_t bytes_per_output = kRows * kStride * channels * sizeof(TX);
@@ -730,11 +772,10 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       s.o1 = HWY_MIN(job.w.out, HWY_MAX(s.o0, s.group_begin) + stretch);
       States states{};  // rows of the stages are the stretch's outputs
       if constexpr (kStagesInRegisters) states = StatesAt(job, n, 0, oh, s.o0);
-      for (size_t c = 0; c < channels; c += lanes) {
-        const size_t cv = HWY_MIN(c, channels - lanes);  // the last vector ends at the last channel
+      ForEachChannelVector(aligned, channels, lanes, [&](size_t cv) {
         Depthwise3x3Taps<kStride>(std::make_index_sequence<3 * kRows>{}, job, s, cv, states,
                                   scratch);
-      }
+      });
     }
   }
 

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "buffer.h"
+
 namespace tensorops::bench {
 
 // elements/s, bytes/s (bytes read + written per iteration), and the element
@@ -23,7 +25,7 @@ inline void SetRates(benchmark::State& state, size_t elements, size_t bytes_move
 // memcpy of bytes_moved / 2 bytes reads and writes bytes_moved bytes: what an
 // op moving the same bytes could reach at best.
 inline void MemcpyReference(benchmark::State& state, size_t elements, size_t bytes_moved) {
-  std::vector<uint8_t> from(bytes_moved / 2, 1), to(bytes_moved / 2);
+  Buffer<uint8_t> from(bytes_moved / 2, 1), to(bytes_moved / 2);
   for (auto _ : state) {
     std::memcpy(to.data(), from.data(), from.size());
     benchmark::DoNotOptimize(to.data());

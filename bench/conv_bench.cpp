@@ -52,15 +52,15 @@ constexpr Case kCases[] = {
 };
 
 struct Data {
-  std::vector<float> x, w, bias, y;
+  Buffer<float> x, w, bias, y;
 };
 
 Data MakeData(const ConvArgs& a) {
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const size_t out = ConvOut(a);
-  Data d{std::vector<float>(a.n * a.c * a.h * a.w), std::vector<float>(a.o * a.c / a.group * a.kernel * a.kernel),
-         std::vector<float>(a.o), std::vector<float>(a.n * a.o * out * out)};
+  Data d{Buffer<float>(a.n * a.c * a.h * a.w), Buffer<float>(a.o * a.c / a.group * a.kernel * a.kernel),
+         Buffer<float>(a.o), Buffer<float>(a.n * a.o * out * out)};
   for (float& v : d.x) v = normal(rng);
   for (float& v : d.w) v = normal(rng);
   for (float& v : d.bias) v = normal(rng);
@@ -86,9 +86,9 @@ void SetConvRates(benchmark::State& state, const ConvArgs& a) {
 
 // Outputs to write in turn: one (warm), or copies of y spanning 64 MiB
 // (beyond this machine's L3, so each is cold when its turn comes).
-std::vector<std::vector<float>> Outputs(size_t floats, bool cold_y) {
+std::vector<Buffer<float>> Outputs(size_t floats, bool cold_y) {
   const size_t copies = cold_y ? (64u << 20) / (floats * sizeof(float)) + 1 : 1;
-  return std::vector<std::vector<float>>(copies, std::vector<float>(floats, 0.0f));
+  return std::vector<Buffer<float>>(copies, Buffer<float>(floats, 0.0f));
 }
 
 template <class L>

@@ -28,7 +28,7 @@ namespace {
 
 struct Operands {
   size_t m, n, k;
-  std::vector<float> a, b, c;
+  Buffer<float> a, b, c;
   // N(0, 1) data, a fixed seed: the data users have (the speed of a GEMM
   // does not depend on it, but for denormals, which this never makes).
   Operands(size_t m_, size_t n_, size_t k_)
@@ -101,7 +101,7 @@ void GemmOpenBlas(benchmark::State& state, size_t m, size_t n, size_t k) {
 
 struct FcOperands {
   size_t m, n, k;
-  std::vector<float> a, w, bias, c;
+  Buffer<float> a, w, bias, c;
   FcOperands(size_t m_, size_t n_, size_t k_)
       : m(m_), n(n_), k(k_), a(m_ * k_), w(k_ * n_), bias(n_), c(m_ * n_) {
     std::mt19937 rng(42);

@@ -36,6 +36,7 @@
 
 #include <tensorops/api.h>
 
+#include "buffer.h"
 #include "network_int8.h"
 #include "network_model.h"
 #include "peers.h"
@@ -46,7 +47,7 @@ namespace {
 // One image's activation, NHWC, in float (tensorops) and double (reference).
 struct Act {
   size_t h, w, c;
-  std::vector<float> f;
+  Buffer<float> f;
   std::vector<double> d;
   Act(size_t hh, size_t ww, size_t cc) : h(hh), w(ww), c(cc), f(hh * ww * cc), d(hh * ww * cc) {}
 };

@@ -22,6 +22,7 @@
 // scales, bias, ReLU) for each convolution. Each runs whole passes of its
 // own: a oneDNN convolution reads what the previous oneDNN convolution
 // wrote where one wrote its input (elsewhere, after a residual add, ours).
+#include "buffer.h"
 #include "network_int8.h"
 
 #include <algorithm>
@@ -47,9 +48,9 @@ namespace {
 struct QTensor {
   size_t h, w, c;
   bool non_negative;  // after a ReLU: the range starts at 0
-  std::vector<float> f;
-  std::vector<uint8_t> q;
-  std::vector<uint8_t> peer_q;  // oneDNN's, where a oneDNN convolution writes this tensor
+  Buffer<float> f;
+  Buffer<uint8_t> q;
+  Buffer<uint8_t> peer_q;  // oneDNN's, where a oneDNN convolution writes this tensor
   float lo = 0.0f, hi = 0.0f;
   float scale = 1.0f;
   uint8_t zero_point = 0;

@@ -36,10 +36,10 @@ size_t InElements(const Case& c) { return c.c * c.hw * c.hw; }
 size_t OutElements(const Case& c) { return c.c * OutSize(c) * OutSize(c); }
 size_t BytesMoved(const Case& c) { return (InElements(c) + OutElements(c)) * sizeof(float); }
 
-std::vector<float> Inputs(const Case& c) {
+Buffer<float> Inputs(const Case& c) {
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> in(InElements(c));
+  Buffer<float> in(InElements(c));
   for (float& v : in) v = normal(rng);
   return in;
 }
@@ -47,7 +47,7 @@ std::vector<float> Inputs(const Case& c) {
 template <class L>
 void Tensorops(benchmark::State& state, Case c) {
   const auto in = Inputs(c);
-  std::vector<float> out(OutElements(c));
+  Buffer<float> out(OutElements(c));
   const size_t o = OutSize(c);
   const bool nhwc = std::is_same_v<L, Nhwc>;
   const TensorView<const float, L> src(in.data(), nhwc ? Dims{1, c.hw, c.hw, c.c} : Dims{1, c.c, c.hw, c.hw});
@@ -70,7 +70,7 @@ void Tensorops(benchmark::State& state, Case c) {
 template <bool (*kPeer)(const PoolArgs&, const float*, float*)>
 void Peer(benchmark::State& state, Case c, bool channels_last) {
   const auto in = Inputs(c);
-  std::vector<float> out(OutElements(c));
+  Buffer<float> out(OutElements(c));
   const PoolArgs args{c.kind, {1, c.c, c.hw, c.hw}, channels_last, c.kernel, c.stride, c.pad};
   if (!kPeer(args, in.data(), out.data())) {
     state.SkipWithError(kPeer == &XnnpackPool && XnnpackRunsAvx512() ? kXnnpackNoAvx2Peer

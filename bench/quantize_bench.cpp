@@ -30,25 +30,25 @@ constexpr float kScale = 8.0f / 255.0f;  // N(0, 1) within +-4 sigma
 constexpr int kZeroPoint = 128;
 constexpr size_t kChannels = 64;         // the per-channel case: NHWC, C innermost
 
-std::vector<float> Normal(size_t n) {
+Buffer<float> Normal(size_t n) {
   std::mt19937 rng(42);
   std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(n);
+  Buffer<float> v(n);
   for (float& x : v) x = dist(rng);
   return v;
 }
 
-std::vector<uint8_t> Quantized(size_t n) {
+Buffer<uint8_t> Quantized(size_t n) {
   const auto x = Normal(n);
-  std::vector<uint8_t> q(n);
+  Buffer<uint8_t> q(n);
   QuantizeLinear{}(TensorView<const float, Strided<1>>(x.data(), {n}), kScale, kZeroPoint,
                    TensorView<uint8_t, Strided<1>>(q.data(), {n}));
   return q;
 }
 
 struct ChannelParams {
-  std::vector<float> scale;
-  std::vector<uint8_t> zero_point;
+  Buffer<float> scale;
+  Buffer<uint8_t> zero_point;
   ChannelParams() : scale(kChannels), zero_point(kChannels) {
     for (size_t c = 0; c < kChannels; ++c) {
       scale[c] = kScale * (0.5f + static_cast<float>(c) / kChannels);
@@ -59,7 +59,7 @@ struct ChannelParams {
 
 void QuantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
   const auto x = Normal(n);
-  std::vector<uint8_t> y(n);
+  Buffer<uint8_t> y(n);
   const ChannelParams params;
   const TensorView<const float, Strided<2>> xv(x.data(), {n / kChannels, kChannels});
   const TensorView<uint8_t, Strided<2>> yv(y.data(), {n / kChannels, kChannels});
@@ -78,7 +78,7 @@ void QuantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
 
 void DequantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
   const auto q = Quantized(n);
-  std::vector<float> y(n);
+  Buffer<float> y(n);
   const ChannelParams params;
   const TensorView<const uint8_t, Strided<2>> qv(q.data(), {n / kChannels, kChannels});
   const TensorView<float, Strided<2>> yv(y.data(), {n / kChannels, kChannels});
@@ -97,7 +97,7 @@ void DequantizeTensorops(benchmark::State& state, size_t n, bool per_channel) {
 
 void QuantizeOneDnn(benchmark::State& state, size_t n) {
   const auto x = Normal(n);
-  std::vector<uint8_t> y(n);
+  Buffer<uint8_t> y(n);
   if (!OneDnnQuantizeU8(x.data(), y.data(), n, kScale, kZeroPoint)) {
     state.SkipWithError("peer not built in or unsupported");
     return;
@@ -112,7 +112,7 @@ void QuantizeOneDnn(benchmark::State& state, size_t n) {
 
 void DequantizeOneDnn(benchmark::State& state, size_t n) {
   const auto q = Quantized(n);
-  std::vector<float> y(n);
+  Buffer<float> y(n);
   if (!OneDnnDequantizeU8(q.data(), y.data(), n, kScale, kZeroPoint)) {
     state.SkipWithError("peer not built in or unsupported");
     return;
@@ -137,8 +137,8 @@ std::string QKernelLabel() {
 constexpr size_t kDepth = 1024, kWidth = 1024;
 
 struct QOperands {
-  std::vector<uint8_t> a;
-  std::vector<int8_t> w;
+  Buffer<uint8_t> a;
+  Buffer<int8_t> w;
   explicit QOperands(size_t m) : a(m * kDepth), w(kDepth * kWidth) {
     std::mt19937 rng(7);
     for (auto& v : a) v = static_cast<uint8_t>(rng());
@@ -155,8 +155,8 @@ void QGemmTensorops(benchmark::State& state, size_t m, bool requantize) {
   const QOperands q(m);
   const QGemmWeights<int8_t> w(MatrixView<const int8_t>(q.w.data(), {kDepth, kWidth}),
                                std::vector<float>{0.01f}, std::vector<int8_t>{});
-  std::vector<int32_t> c(m * kWidth);
-  std::vector<uint8_t> c8(m * kWidth);
+  Buffer<int32_t> c(m * kWidth);
+  Buffer<uint8_t> c8(m * kWidth);
   const MatrixView<const uint8_t> a(q.a.data(), {m, kDepth});
   for (auto _ : state) {
     if (requantize) {
@@ -174,7 +174,7 @@ void QGemmTensorops(benchmark::State& state, size_t m, bool requantize) {
 
 void QGemmOneDnn(benchmark::State& state, size_t m) {
   const QOperands q(m);
-  std::vector<int32_t> c(m * kWidth);
+  Buffer<int32_t> c(m * kWidth);
   if (!OneDnnMatmulU8S8(q.a.data(), q.w.data(), c.data(), m, kWidth, kDepth)) {
     state.SkipWithError("peer not built in or unsupported");
     return;
@@ -192,7 +192,7 @@ void QGemmOneDnn(benchmark::State& state, size_t m) {
 void QGemmFloatPath(benchmark::State& state, size_t m) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * kDepth), w(kDepth * kWidth), c(m * kWidth);
+  Buffer<float> a(m * kDepth), w(kDepth * kWidth), c(m * kWidth);
   for (auto& v : a) v = dist(rng);
   for (auto& v : w) v = dist(rng);
   const PackedGemmB packed(MatrixView<const float>(w.data(), {kDepth, kWidth}));
@@ -229,8 +229,8 @@ constexpr ConvCase kConvCases[] = {
 };
 
 struct QConvOperands {
-  std::vector<uint8_t> x;
-  std::vector<int8_t> w;
+  Buffer<uint8_t> x;
+  Buffer<int8_t> w;
   size_t out;
   explicit QConvOperands(const ConvArgs& a)
       : x(a.n * a.h * a.w * a.c), w(a.o * a.c / a.group * a.kernel * a.kernel), out(ConvOut(a)) {
@@ -255,8 +255,8 @@ void QConvTensorops(benchmark::State& state, ConvArgs a, bool requantize) {
       std::vector<float>{0.01f}, std::vector<int8_t>{}, a.group);
   const QConv conv{.strides = {a.stride, a.stride}, .pads = {a.pad, a.pad, a.pad, a.pad}, .group = a.group};
   const TensorView<const uint8_t, Nhwc> x(q.x.data(), {a.n, a.h, a.w, a.c});
-  std::vector<int32_t> y(a.n * q.out * q.out * a.o);
-  std::vector<uint8_t> y8(y.size());
+  Buffer<int32_t> y(a.n * q.out * q.out * a.o);
+  Buffer<uint8_t> y8(y.size());
   for (auto _ : state) {
     if (requantize) {
       conv(x, 0.02f, uint8_t{128}, w, 4.0f, uint8_t{128},
@@ -274,7 +274,7 @@ void QConvTensorops(benchmark::State& state, ConvArgs a, bool requantize) {
 
 void QConvOneDnn(benchmark::State& state, ConvArgs a) {
   const QConvOperands q(a);
-  std::vector<int32_t> y(a.n * q.out * q.out * a.o);
+  Buffer<int32_t> y(a.n * q.out * q.out * a.o);
   if (!OneDnnConvU8S8(a, q.x.data(), q.w.data(), y.data())) {
     state.SkipWithError("peer not built in or unsupported");
     return;
@@ -292,7 +292,7 @@ void QConvFloatPath(benchmark::State& state, ConvArgs a) {
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const size_t out = ConvOut(a);
-  std::vector<float> x(a.n * a.h * a.w * a.c), w(a.o * a.c / a.group * a.kernel * a.kernel),
+  Buffer<float> x(a.n * a.h * a.w * a.c), w(a.o * a.c / a.group * a.kernel * a.kernel),
       y(a.n * out * out * a.o);
   for (auto& v : x) v = dist(rng);
   for (auto& v : w) v = dist(rng);

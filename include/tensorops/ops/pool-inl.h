@@ -30,6 +30,27 @@ using PoolLane = std::conditional_t<kIsFloatElement<T>, float, int32_t>;
 template <class T, PoolKind kKind>
 inline constexpr bool kPoolTracksNaN = kKind == PoolKind::kMax && kIsFloatElement<T>;
 
+// The tracking is a mask of the lanes that saw no NaN yet, ANDed with each
+// tap's x == x. Where masks are predicates (SVE here, AVX-512 in
+// PoolAccumulate) the comparison takes the mask as its own: one
+// instruction per tap, where a comparison and a separate AND (what GCC
+// emits for hn::And) cost a 3x3 max pool a third of its time. Highway
+// 1.0.3 has no masked comparison.
+template <class D>
+HWY_INLINE hn::Mask<D> PoolNoNaNYet(D d) {
+  return hn::FirstN(d, hn::Lanes(d));
+}
+template <class M, class V>
+HWY_INLINE M PoolTrackNaN(M no_nan, V x) {
+  return hn::And(no_nan, hn::Eq(x, x));
+}
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128
+HWY_INLINE svbool_t PoolTrackNaN(svbool_t no_nan, svfloat32_t x) {
+  return svcmpeq_f32(no_nan, x, x);
+}
+#endif
+
 // count <= Lanes(d) elements of T as lanes of d; the other lanes are zero.
 template <class T, class D>
 HWY_INLINE hn::Vec<D> PoolLoad(D d, const T* HWY_RESTRICT p, size_t count) {
@@ -90,18 +111,36 @@ HWY_INLINE V PoolCombine(V acc, V x) {
   return hn::Add(acc, x);
 }
 
-// The window's result from its accumulator: NaN where a tap was NaN (max),
-// the sum times 1/divisor (average).
+// acc combined with tap x, and x's NaN lanes cleared from no_nan (a float
+// maximum's).
+template <class T, PoolKind kKind, class V, class M>
+HWY_INLINE void PoolAccumulate(V& acc, M& no_nan, V x) {
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kPoolTracksNaN<T, kKind> && sizeof(x.raw) == 64) {
+    // vmaxps returns its second operand where either is NaN: acc is NaN
+    // after a NaN x, and testing acc (a register) spares GCC loading x
+    // twice, once into vmaxps and once into the comparison.
+    acc.raw = _mm512_max_ps(acc.raw, x.raw);
+    no_nan.raw = _mm512_mask_cmp_ps_mask(no_nan.raw, acc.raw, acc.raw, _CMP_ORD_Q);
+    return;
+  }
+#endif
+  acc = PoolCombine<kKind>(acc, x);
+  if constexpr (kPoolTracksNaN<T, kKind>) no_nan = PoolTrackNaN(no_nan, x);
+}
+
+// The window's result from its accumulator: NaN where a tap was NaN (max;
+// `no_nan` from PoolTrackNaN), the sum times 1/divisor (average).
 template <class T, PoolKind kKind, class D, class M>
-HWY_INLINE hn::Vec<D> PoolFinish(D d, hn::Vec<D> acc, M nan, float scale) {
+HWY_INLINE hn::Vec<D> PoolFinish(D d, hn::Vec<D> acc, M no_nan, float scale) {
   if constexpr (kKind == PoolKind::kAverage) {
-    (void)nan;
+    (void)no_nan;
     return hn::Mul(acc, hn::Set(d, scale));
   } else if constexpr (kPoolTracksNaN<T, kKind>) {
     (void)scale;
-    return hn::IfThenElse(nan, hn::NaN(d), acc);
+    return hn::IfThenElse(no_nan, acc, hn::NaN(d));
   } else {
-    (void)nan;
+    (void)no_nan;
     (void)scale;
     return acc;
   }
@@ -115,83 +154,94 @@ HWY_INLINE size_t PoolAxisCount(const WindowAxis& axis, size_t o, size_t first, 
 
 // ------------------------------------------------------------------ NHWC
 
-// One output pixel: taps [r0, r1) x [c0, c1) of the window starting at input
-// (start_h, start_w) of `image`; channels across lanes, four vectors at a
-// time (independent chains of combines).
+// One output pixel from `rows` x `cols` taps, the first at `first`, the
+// others `row_step` and `col_step` bytes apart; channels across lanes, four
+// vectors at a time (independent chains of combines).
 template <class T, PoolKind kKind, class Job>
-HWY_INLINE void PoolPixelChannelsLast(const uint8_t* image, T* out, int64_t start_h,
-                                      int64_t start_w, size_t r0, size_t r1, size_t c0, size_t c1,
-                                      float scale, const Job& job) {
+HWY_INLINE void PoolPixelChannelsLast(const uint8_t* first, size_t rows, size_t cols,
+                                      size_t row_step, size_t col_step, float scale, T* out,
+                                      const Job& job) {
   const hn::ScalableTag<PoolLane<T>> d;
   const size_t lanes = hn::Lanes(d);
   const size_t channels = job.channels;
   const auto tap = [&](size_t i, size_t j) {
-    const int64_t y = start_h + static_cast<int64_t>(i * job.h.dilation);
-    const int64_t x = start_w + static_cast<int64_t>(j * job.w.dilation);
-    return reinterpret_cast<const T*>(image + static_cast<size_t>(y) * job.src_stride[2] +
-                                      static_cast<size_t>(x) * job.src_stride[3]);
+    return reinterpret_cast<const T*>(first + i * row_step + j * col_step);
   };
   size_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    auto nan0 = hn::FirstN(d, 0), nan1 = nan0, nan2 = nan0, nan3 = nan0;
-    for (size_t i = r0; i < r1; ++i) {
-      for (size_t j = c0; j < c1; ++j) {
+    auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0, no_nan2 = no_nan0, no_nan3 = no_nan0;
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t j = 0; j < cols; ++j) {
         const T* p = tap(i, j) + c;
         const auto x0 = PoolLoad(d, p, lanes);
         const auto x1 = PoolLoad(d, p + lanes, lanes);
         const auto x2 = PoolLoad(d, p + 2 * lanes, lanes);
         const auto x3 = PoolLoad(d, p + 3 * lanes, lanes);
-        acc0 = PoolCombine<kKind>(acc0, x0);
-        acc1 = PoolCombine<kKind>(acc1, x1);
-        acc2 = PoolCombine<kKind>(acc2, x2);
-        acc3 = PoolCombine<kKind>(acc3, x3);
-        if constexpr (kPoolTracksNaN<T, kKind>) {
-          nan0 = hn::Or(nan0, hn::IsNaN(x0));
-          nan1 = hn::Or(nan1, hn::IsNaN(x1));
-          nan2 = hn::Or(nan2, hn::IsNaN(x2));
-          nan3 = hn::Or(nan3, hn::IsNaN(x3));
-        }
+        PoolAccumulate<T, kKind>(acc0, no_nan0, x0);
+        PoolAccumulate<T, kKind>(acc1, no_nan1, x1);
+        PoolAccumulate<T, kKind>(acc2, no_nan2, x2);
+        PoolAccumulate<T, kKind>(acc3, no_nan3, x3);
       }
     }
-    PoolStore(d, PoolFinish<T, kKind>(d, acc0, nan0, scale), out + c, lanes);
-    PoolStore(d, PoolFinish<T, kKind>(d, acc1, nan1, scale), out + c + lanes, lanes);
-    PoolStore(d, PoolFinish<T, kKind>(d, acc2, nan2, scale), out + c + 2 * lanes, lanes);
-    PoolStore(d, PoolFinish<T, kKind>(d, acc3, nan3, scale), out + c + 3 * lanes, lanes);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc0, no_nan0, scale), out + c, lanes);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc1, no_nan1, scale), out + c + lanes, lanes);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc2, no_nan2, scale), out + c + 2 * lanes, lanes);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc3, no_nan3, scale), out + c + 3 * lanes, lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t count = HWY_MIN(lanes, channels - c);
     auto acc = PoolStart<T, kKind>(d);
-    auto nan = hn::FirstN(d, 0);
-    for (size_t i = r0; i < r1; ++i) {
-      for (size_t j = c0; j < c1; ++j) {
+    auto no_nan = PoolNoNaNYet(d);
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t j = 0; j < cols; ++j) {
         const auto x = PoolLoad(d, tap(i, j) + c, count);
-        acc = PoolCombine<kKind>(acc, x);
-        if constexpr (kPoolTracksNaN<T, kKind>) nan = hn::Or(nan, hn::IsNaN(x));
+        PoolAccumulate<T, kKind>(acc, no_nan, x);
       }
     }
-    PoolStore(d, PoolFinish<T, kKind>(d, acc, nan, scale), out + c, count);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out + c, count);
   }
 }
 
+// Row by row; along a row, the outputs whose windows lie inside the input
+// share their tap count and divisor, so only the border ones (at most
+// ceil(pad / stride) at each end) work out their taps.
 template <class T, PoolKind kKind, class Job>
 HWY_INLINE void PoolChannelsLast(const Job& job) {
   const WindowAxis& ah = job.h;
   const WindowAxis& aw = job.w;
+  const size_t row_step = ah.dilation * job.src_stride[2];
+  const size_t col_step = aw.dilation * job.src_stride[3];
+  const size_t inside_begin = HWY_MIN(aw.InsideBegin(), aw.out);
+  const size_t inside_end = HWY_MAX(aw.InsideEnd(), inside_begin);
   for (size_t n = 0; n < job.batch; ++n) {
     const auto* image = reinterpret_cast<const uint8_t*>(job.src) + n * job.src_stride[0];
     auto* out_image = reinterpret_cast<uint8_t*>(job.dst) + n * job.dst_stride[0];
     for (size_t oh = job.row_begin; oh < job.row_end; ++oh) {
       const size_t r0 = ah.FirstTap(oh), r1 = ah.EndTap(oh);
       const size_t rows = PoolAxisCount(ah, oh, r0, r1, job.count_include_pad);
-      for (size_t ow = 0; ow < aw.out; ++ow) {
+      // The row of x holding the windows' first tap row inside the input.
+      const uint8_t* x_row =
+          image + static_cast<size_t>(ah.Start(oh) + static_cast<int64_t>(r0 * ah.dilation)) *
+                      job.src_stride[2];
+      T* out_row = reinterpret_cast<T*>(out_image + oh * job.dst_stride[2]);
+      const auto pixel = [&](size_t ow, size_t c0, size_t c1, float scale) {
+        const size_t first_col =
+            static_cast<size_t>(aw.Start(ow) + static_cast<int64_t>(c0 * aw.dilation));
+        PoolPixelChannelsLast<T, kKind>(x_row + first_col * job.src_stride[3], r1 - r0, c1 - c0,
+                                        row_step, col_step, scale,
+                                        detail::AdvanceBytes(out_row, ow * job.dst_stride[3]),
+                                        job);
+      };
+      const auto border = [&](size_t ow) {
         const size_t c0 = aw.FirstTap(ow), c1 = aw.EndTap(ow);
         const size_t cols = PoolAxisCount(aw, ow, c0, c1, job.count_include_pad);
-        const float scale = 1.0f / static_cast<float>(rows * cols);
-        T* out = reinterpret_cast<T*>(out_image + oh * job.dst_stride[2] + ow * job.dst_stride[3]);
-        PoolPixelChannelsLast<T, kKind>(image, out, ah.Start(oh), aw.Start(ow), r0, r1, c0, c1,
-                                        scale, job);
-      }
+        pixel(ow, c0, c1, 1.0f / static_cast<float>(rows * cols));
+      };
+      for (size_t ow = 0; ow < inside_begin; ++ow) border(ow);
+      const float inside_scale = 1.0f / static_cast<float>(rows * aw.kernel);
+      for (size_t ow = inside_begin; ow < inside_end; ++ow) pixel(ow, 0, aw.kernel, inside_scale);
+      for (size_t ow = inside_end; ow < aw.out; ++ow) border(ow);
     }
   }
 }
@@ -210,19 +260,18 @@ HWY_INLINE void PoolColumnsOneByOne(const uint8_t* plane, T* out_row, int64_t st
     const size_t c0 = aw.FirstTap(ow), c1 = aw.EndTap(ow);
     const size_t cols = PoolAxisCount(aw, ow, c0, c1, job.count_include_pad);
     auto acc = PoolStart<T, kKind>(d);
-    auto nan = hn::FirstN(d, 0);
+    auto no_nan = PoolNoNaNYet(d);
     for (size_t i = r0; i < r1; ++i) {
       const size_t y = static_cast<size_t>(start_h + static_cast<int64_t>(i * job.h.dilation));
       const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
       for (size_t j = c0; j < c1; ++j) {
         const int64_t x_at = aw.Start(ow) + static_cast<int64_t>(j * aw.dilation);  // >= 0
         const auto x = PoolLoad(d, row + static_cast<size_t>(x_at), 1);
-        acc = PoolCombine<kKind>(acc, x);
-        if constexpr (kPoolTracksNaN<T, kKind>) nan = hn::Or(nan, hn::IsNaN(x));
+        PoolAccumulate<T, kKind>(acc, no_nan, x);
       }
     }
     const float scale = 1.0f / static_cast<float>(rows * cols);
-    PoolStore(d, PoolFinish<T, kKind>(d, acc, nan, scale), out_row + ow, 1);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out_row + ow, 1);
   }
 }
 
@@ -248,7 +297,7 @@ HWY_INLINE void PoolColumnsVector(const uint8_t* plane, T* out_row, int64_t star
     }
     const size_t first = static_cast<size_t>(aw.Start(ow));
     auto acc = PoolStart<T, kKind>(d);
-    auto nan = hn::FirstN(d, 0);
+    auto no_nan = PoolNoNaNYet(d);
     for (size_t i = r0; i < r1; ++i) {
       const size_t y = static_cast<size_t>(start_h + static_cast<int64_t>(i * job.h.dilation));
       const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
@@ -256,11 +305,10 @@ HWY_INLINE void PoolColumnsVector(const uint8_t* plane, T* out_row, int64_t star
         const size_t x = first + j * aw.dilation;
         const auto v = kStride == 1 ? PoolLoad(d, row + x, count)
                                     : PoolLoadEven(d, row + x, count, aw.in - x);
-        acc = PoolCombine<kKind>(acc, v);
-        if constexpr (kPoolTracksNaN<T, kKind>) nan = hn::Or(nan, hn::IsNaN(v));
+        PoolAccumulate<T, kKind>(acc, no_nan, v);
       }
     }
-    PoolStore(d, PoolFinish<T, kKind>(d, acc, nan, scale), out_row + ow, count);
+    PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out_row + ow, count);
   }
 }
 
@@ -280,7 +328,7 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
   const size_t rows = dense ? 1 : job.h.in;
   const size_t run = dense ? job.h.in * job.w.in : job.w.in;
   auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-  auto nan0 = hn::FirstN(d, 0), nan1 = nan0, nan2 = nan0, nan3 = nan0;
+  auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0, no_nan2 = no_nan0, no_nan3 = no_nan0;
   for (size_t y = 0; y < rows; ++y) {
     const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
     size_t x = 0;
@@ -289,21 +337,14 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
       const auto v1 = PoolLoad(d, row + x + lanes, lanes);
       const auto v2 = PoolLoad(d, row + x + 2 * lanes, lanes);
       const auto v3 = PoolLoad(d, row + x + 3 * lanes, lanes);
-      acc0 = PoolCombine<kKind>(acc0, v0);
-      acc1 = PoolCombine<kKind>(acc1, v1);
-      acc2 = PoolCombine<kKind>(acc2, v2);
-      acc3 = PoolCombine<kKind>(acc3, v3);
-      if constexpr (kPoolTracksNaN<T, kKind>) {
-        nan0 = hn::Or(nan0, hn::IsNaN(v0));
-        nan1 = hn::Or(nan1, hn::IsNaN(v1));
-        nan2 = hn::Or(nan2, hn::IsNaN(v2));
-        nan3 = hn::Or(nan3, hn::IsNaN(v3));
-      }
+      PoolAccumulate<T, kKind>(acc0, no_nan0, v0);
+      PoolAccumulate<T, kKind>(acc1, no_nan1, v1);
+      PoolAccumulate<T, kKind>(acc2, no_nan2, v2);
+      PoolAccumulate<T, kKind>(acc3, no_nan3, v3);
     }
     for (; x + lanes <= run; x += lanes) {
       const auto v = PoolLoad(d, row + x, lanes);
-      acc0 = PoolCombine<kKind>(acc0, v);
-      if constexpr (kPoolTracksNaN<T, kKind>) nan0 = hn::Or(nan0, hn::IsNaN(v));
+      PoolAccumulate<T, kKind>(acc0, no_nan0, v);
     }
     if (x < run) {
       const size_t count = run - x;
@@ -319,18 +360,17 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
         v = PoolLoad(d, row + x, count);
         if constexpr (kKind == PoolKind::kMax) v = hn::IfThenElse(hn::FirstN(d, count), v, acc0);
       }
-      acc0 = PoolCombine<kKind>(acc0, v);
-      if constexpr (kPoolTracksNaN<T, kKind>) nan0 = hn::Or(nan0, hn::IsNaN(v));
+      PoolAccumulate<T, kKind>(acc0, no_nan0, v);
     }
   }
   acc0 = PoolCombine<kKind>(PoolCombine<kKind>(acc0, acc1), PoolCombine<kKind>(acc2, acc3));
   const hn::CappedTag<PoolLane<T>, 1> d1;
   const auto result = hn::Set(d1, PoolReduceLanes<kKind>(d, acc0));
-  bool any_nan = false;
+  bool no_nan = true;
   if constexpr (kPoolTracksNaN<T, kKind>) {
-    any_nan = !hn::AllFalse(d, hn::Or(hn::Or(nan0, nan1), hn::Or(nan2, nan3)));
+    no_nan = hn::AllTrue(d, hn::And(hn::And(no_nan0, no_nan1), hn::And(no_nan2, no_nan3)));
   }
-  PoolStore(d1, PoolFinish<T, kKind>(d1, result, hn::FirstN(d1, any_nan ? 1 : 0), scale), out, 1);
+  PoolStore(d1, PoolFinish<T, kKind>(d1, result, hn::FirstN(d1, no_nan ? 1 : 0), scale), out, 1);
 }
 
 template <class T, PoolKind kKind, class Job>

@@ -836,9 +836,13 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     };
     // Output o alone, over its taps inside x.
     const auto single = [&](size_t o) TENSOROPS_INLINE_LAMBDA {
-      const size_t j0 = job.w.FirstTap(o), j1 = job.w.EndTap(o);
+      // FirstTap and EndTap without their division (no dilation here).
+      const int64_t start = job.w.Start(o);
+      const size_t j0 = start < 0 ? static_cast<size_t>(-start) : 0;
+      const size_t j1 =
+          HWY_MIN(size_t{3}, static_cast<size_t>(static_cast<int64_t>(job.w.in) - start));
       const TX* x = detail::AdvanceBytes(
-          x_row, static_cast<size_t>(job.w.Start(o) + static_cast<int64_t>(j0)) * col_step);
+          x_row, static_cast<size_t>(start + static_cast<int64_t>(j0)) * col_step);
       auto a = hn::Zero(d);
       Unroll<kRows>([&](auto r) TENSOROPS_INLINE_LAMBDA {
         const TX* row = detail::AdvanceBytes(x, decltype(r)::value * row_step);

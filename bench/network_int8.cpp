@@ -22,7 +22,6 @@
 // scales, bias, ReLU) for each convolution. Each runs whole passes of its
 // own: a oneDNN convolution reads what the previous oneDNN convolution
 // wrote where one wrote its input (elsewhere, after a residual add, ours).
-#include "buffer.h"
 #include "network_int8.h"
 
 #include <algorithm>
@@ -37,6 +36,7 @@
 
 #include <tensorops/api.h>
 
+#include "buffer.h"
 #include "network_model.h"
 #include "peers.h"
 

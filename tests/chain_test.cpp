@@ -234,7 +234,7 @@ TEST_CASE("Chain: Sub, Div and Min operands against a matrix", "[chain]") {
   }
 }
 
-TEST_CASE("Chain: no stage converts; one Unary stage (either tier) is the Unary op", "[chain]") {
+TEST_CASE("Chain: no stage converts, one Unary stage (either tier) is the Unary op", "[chain]") {
   Rng rng(11);
   const Dims dims = {3, 4, 7, 9};
   auto x16 = Mixed<hwy::float16_t, Nchw>(dims, {0, 0, 0, 1}, rng);

@@ -197,7 +197,7 @@ TEST_CASE("Nv12ToRgb uint8 equals OpenCV on odd widths and padded frames", "[col
 }
 #endif
 
-TEST_CASE("RgbToNv12: the matrix inverse within rounding; a round trip stays close", "[color]") {
+TEST_CASE("RgbToNv12: the matrix inverse within rounding, a round trip stays close", "[color]") {
   const size_t h = 8, w = 38;
   TestTensor<uint8_t, Nhwc> rgb({1, h, w, 3}, {0, 1, 2, 0});
   // A smooth image: chroma subsampling loses detail, not smooth gradients.

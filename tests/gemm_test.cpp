@@ -195,7 +195,7 @@ TEST_CASE("Gemm: sizes that cross the cache blocks (MC, KC, NC)", "[gemm]") {
   CheckGemm({2, 512, 2, false, false, 1.0f, 0.5f}, /*packed_b=*/true);
 }
 
-TEST_CASE("Gemm: alpha and beta; beta = 0 never reads C, alpha = 0 never reads A, B", "[gemm]") {
+TEST_CASE("Gemm: alpha and beta, beta = 0 never reads C, alpha = 0 never reads A, B", "[gemm]") {
   for (const auto& [alpha, beta] : std::vector<std::pair<float, float>>{
            {1.0f, 0.0f}, {0.5f, 0.0f}, {1.0f, 1.0f}, {-2.0f, 0.25f}, {0.0f, 3.0f}, {0.0f, 0.0f}}) {
     CheckGemm({9, 33, 20, false, false, alpha, beta});

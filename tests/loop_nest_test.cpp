@@ -16,7 +16,7 @@ TEST_CASE("Dense views collapse to one row", "[layout]") {
   CHECK(nest.row == 120);
 }
 
-TEST_CASE("Padded rows stay an outer loop; dense outer dims merge", "[layout]") {
+TEST_CASE("Padded rows stay an outer loop, dense outer dims merge", "[layout]") {
   std::vector<float> a(2 * 3 * 4 * 8), b(2 * 3 * 4 * 5);
   TensorView<float, Nchw> padded(a.data(), {2, 3, 4, 5},
                                  AlignedPitches<float, Nchw>({2, 3, 4, 5}, {.w = 32}));

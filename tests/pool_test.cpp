@@ -242,7 +242,7 @@ TEST_CASE("Pooling: float16 and bfloat16 storage, uint8 and int8 maxima", "[pool
   }
 }
 
-TEST_CASE("MaxPool: a NaN in a window gives NaN; -Inf and Inf are values", "[pool]") {
+TEST_CASE("MaxPool: a NaN in a window gives NaN, -Inf and Inf are values", "[pool]") {
   uint64_t seed = 4000;
   const Window k3s1{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, AutoPad::kNotSet, false, false};
   const Window k2s2{{2, 2}, {2, 2}, {1, 1}, {}, AutoPad::kNotSet, false, false};

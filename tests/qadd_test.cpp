@@ -112,7 +112,7 @@ TEST_CASE("QAdd: the requantized sum, same shapes and broadcast", "[quant]") {
   }
 }
 
-TEST_CASE("QAdd rounds exact ties half to even before an odd zero point; saturates; clamps at zy", "[quant]") {
+TEST_CASE("QAdd rounds exact ties half to even before an odd zero point, saturates, clamps at zy", "[quant]") {
   // sa = sb = sy / 2: (a - za + b - zb) / 2 is exact, ties included.
   const std::vector<uint8_t> a = {1, 3, 5, 0, 255, 0}, b = {0, 0, 0, 1, 255, 0};
   // 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 0.5 -> 0, 255 -> saturate, 0 -> zy
@@ -155,7 +155,7 @@ TEST_CASE("QAdd's fixed point: multipliers below 2^21, the largest shift, half a
         std::string::npos);
 }
 
-TEST_CASE("QAdd in place, with an executor; errors leave y untouched", "[quant]") {
+TEST_CASE("QAdd in place, with an executor, errors leave y untouched", "[quant]") {
   Rng rng(70);
   TestTensor<uint8_t, Nhwc> a({2, 9, 13, 40}), b({2, 9, 13, 40});
   a.Fill([&](const Extents&) { return static_cast<uint8_t>(rng()); });

@@ -94,7 +94,7 @@ TEST_CASE("QGlobalAveragePool rounds an exact tie half to even before the zero p
   });
 }
 
-TEST_CASE("QGlobalAveragePool with an executor gives the serial result; errors", "[quant]") {
+TEST_CASE("QGlobalAveragePool with an executor gives the serial result, errors", "[quant]") {
   Rng rng(50);
   TestTensor<uint8_t, Nchw> x({3, 40, 9, 11});
   x.Fill([&](const Extents&) { return static_cast<uint8_t>(rng()); });

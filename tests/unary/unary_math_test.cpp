@@ -17,7 +17,7 @@ TEST_CASE("Unary Exp: <= 1 ULP, Inf/0 at the ends, denormal results", "[unary]")
   CheckExactSpecialValues(Unary<K::kExp>{});
 }
 
-TEST_CASE("Unary Log: <= 1 ULP; log(0) = -Inf, log(<0) = NaN", "[unary]") {
+TEST_CASE("Unary Log: <= 1 ULP, log(0) = -Inf, log(<0) = NaN", "[unary]") {
   CheckFloatAccuracy(Unary<K::kLog>{}, 1.0);
   CheckStorage<hwy::bfloat16_t>(Unary<K::kLog>{}, 0.0f, 1000.0f);
 }

@@ -226,6 +226,24 @@ TEST_CASE("Pooling: odd shapes, size-1 planes, batches, padded pitches", "[pool]
   }
 }
 
+// NCHW rows run through a buffer of 4096 cells: rows wider than it run in
+// chunks of outputs, planes taller than a block of slots in several blocks,
+// and windows wider than half of it one output at a time.
+TEST_CASE("Pooling NCHW: rows in chunks, planes in blocks, windows too wide to buffer", "[pool]") {
+  uint64_t seed = 2500;
+  const Window k3s1{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, AutoPad::kNotSet, false, false};
+  const Window k3s2{{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, AutoPad::kNotSet, true, true};
+  for (const Window& w : {k3s1, k3s2}) {
+    Check<PoolKind::kMax, float, Nchw>(w, {1, 2, 3, 9000}, {0, 0, 0, 3}, seed++);
+    Check<PoolKind::kAverage, float, Nchw>(w, {1, 2, 3, 9000}, {}, seed++);
+    Check<PoolKind::kMax, float, Nchw>(w, {1, 2, 150, 5}, {}, seed++);
+    Check<PoolKind::kAverage, float, Nchw>(w, {1, 2, 150, 5}, {0, 0, 1, 1}, seed++);
+  }
+  const Window wide{{2, 3}, {1, 1}, {1, 1100}, {1, 1000, 0, 1000}, AutoPad::kNotSet, false, false};
+  Check<PoolKind::kMax, float, Nchw>(wide, {1, 2, 3, 2300}, {}, seed++);
+  Check<PoolKind::kAverage, float, Nchw>(wide, {1, 2, 3, 2300}, {}, seed++);
+}
+
 TEST_CASE("Pooling: float16 and bfloat16 storage, uint8 and int8 maxima", "[pool]") {
   uint64_t seed = 3000;
   const Window k3s2{{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, AutoPad::kNotSet, true, false};

@@ -38,6 +38,18 @@ inline constexpr bool kPoolTracksNaN = kKind == PoolKind::kMax && kIsFloatElemen
 // 1.0.3 has no masked comparison.
 template <class D>
 HWY_INLINE hn::Mask<D> PoolNoNaNYet(D d) {
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_same_v<hn::TFromD<D>, float> && hn::MaxLanes(D()) == 16) {
+    // All lanes, from comparing a register with itself: GCC's constant
+    // (kxnorw k, k, k) made each window wait for the previous window's
+    // mask on Zen 5, and an NCHW 3x3 max pool ran at half speed.
+    __m512 zero = _mm512_setzero_ps();
+    asm("" : "+v"(zero));
+    hn::Mask<D> all;
+    all.raw = _mm512_cmp_ps_mask(zero, zero, _CMP_ORD_Q);
+    return all;
+  }
+#endif
   return hn::FirstN(d, hn::Lanes(d));
 }
 template <class M, class V>
@@ -170,7 +182,8 @@ HWY_INLINE void PoolPixelChannelsLast(const uint8_t* first, size_t rows, size_t 
   size_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0, no_nan2 = no_nan0, no_nan3 = no_nan0;
+    auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0;
+    auto no_nan2 = no_nan0, no_nan3 = no_nan0;
     for (size_t i = 0; i < rows; ++i) {
       for (size_t j = 0; j < cols; ++j) {
         const T* p = tap(i, j) + c;
@@ -248,67 +261,211 @@ HWY_INLINE void PoolChannelsLast(const Job& job) {
 
 // ------------------------------------------------------------------ NCHW
 
-// Outputs [begin, end) of one output row, one at a time (lanes of a one-lane
-// tag): where a window crosses the left or right pad, and strides above 2.
+// Output rows one output at a time (lanes of a one-lane tag): strides
+// above 2, and windows too wide for the row buffer below.
 template <class T, PoolKind kKind, class Job>
-HWY_INLINE void PoolColumnsOneByOne(const uint8_t* plane, T* out_row, int64_t start_h, size_t r0,
-                                    size_t r1, size_t rows, size_t begin, size_t end,
-                                    const Job& job) {
+HWY_INLINE void PoolColumnsOneByOne(const uint8_t* plane, uint8_t* out_plane, const Job& job) {
   const hn::CappedTag<PoolLane<T>, 1> d;
+  const WindowAxis& ah = job.h;
   const WindowAxis& aw = job.w;
-  for (size_t ow = begin; ow < end; ++ow) {
-    const size_t c0 = aw.FirstTap(ow), c1 = aw.EndTap(ow);
-    const size_t cols = PoolAxisCount(aw, ow, c0, c1, job.count_include_pad);
-    auto acc = PoolStart<T, kKind>(d);
-    auto no_nan = PoolNoNaNYet(d);
-    for (size_t i = r0; i < r1; ++i) {
-      const size_t y = static_cast<size_t>(start_h + static_cast<int64_t>(i * job.h.dilation));
-      const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
-      for (size_t j = c0; j < c1; ++j) {
-        const int64_t x_at = aw.Start(ow) + static_cast<int64_t>(j * aw.dilation);  // >= 0
-        const auto x = PoolLoad(d, row + static_cast<size_t>(x_at), 1);
-        PoolAccumulate<T, kKind>(acc, no_nan, x);
+  for (size_t oh = job.row_begin; oh < job.row_end; ++oh) {
+    const size_t r0 = ah.FirstTap(oh), r1 = ah.EndTap(oh);
+    const size_t rows = PoolAxisCount(ah, oh, r0, r1, job.count_include_pad);
+    T* out_row = reinterpret_cast<T*>(out_plane + oh * job.dst_stride[2]);
+    for (size_t ow = 0; ow < aw.out; ++ow) {
+      const size_t c0 = aw.FirstTap(ow), c1 = aw.EndTap(ow);
+      const size_t cols = PoolAxisCount(aw, ow, c0, c1, job.count_include_pad);
+      auto acc = PoolStart<T, kKind>(d);
+      auto no_nan = PoolNoNaNYet(d);
+      for (size_t i = r0; i < r1; ++i) {
+        const size_t y = static_cast<size_t>(ah.Start(oh) + static_cast<int64_t>(i * ah.dilation));
+        const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
+        for (size_t j = c0; j < c1; ++j) {
+          const int64_t x_at = aw.Start(ow) + static_cast<int64_t>(j * aw.dilation);  // >= 0
+          PoolAccumulate<T, kKind>(acc, no_nan, PoolLoad(d, row + static_cast<size_t>(x_at), 1));
+        }
       }
+      const float scale = 1.0f / static_cast<float>(rows * cols);
+      PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out_row + ow, 1);
     }
-    const float scale = 1.0f / static_cast<float>(rows * cols);
-    PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out_row + ow, 1);
   }
 }
 
-// Outputs [begin, end) of one output row whose windows lie inside the row
-// (no pad), stride 1 or 2: output columns across lanes.
-template <class T, PoolKind kKind, size_t kStride, class Job>
-HWY_INLINE void PoolColumnsVector(const uint8_t* plane, T* out_row, int64_t start_h, size_t r0,
-                                  size_t r1, size_t rows, size_t begin, size_t end,
-                                  const Job& job) {
-  const hn::ScalableTag<PoolLane<T>> d;
-  const size_t lanes = hn::Lanes(d);
-  const WindowAxis& aw = job.w;
-  const float scale = 1.0f / static_cast<float>(rows * aw.kernel);
-  for (size_t next = begin; next < end; next += lanes) {
-    size_t ow = next;
-    size_t count = HWY_MIN(lanes, end - next);
-    // A tail after at least one whole vector is the last whole vector
-    // instead: it recomputes some outputs (the same bits) rather than
-    // taking partial loads, which cost a copy through memory per tap.
-    if (count < lanes && end - begin >= lanes) {
-      ow = end - lanes;
-      count = lanes;
+// Output rows through a row buffer (strides 1 and 2 along W), in two passes.
+// The first combines each output row's window rows into a slot of
+// `buffer`, column by column, whole vectors along the input row; the
+// slot's cells left and right of the input (pads, and past them where
+// ceil_mode reaches) hold the combine's identity, which leaves a maximum
+// and a sum unchanged. The second combines each output's taps along its
+// slot: whole vectors for every output, those whose window crosses a pad
+// included. A maximum's NaN is stored as NaN by the first pass and tracked
+// again by the second.
+//
+// The first pass fills a block of slots before the second reads them:
+// the second pass's loads straddle the first's stores, and a load that
+// straddles a store still in flight waits for it to reach the cache.
+// Rows wider than the buffer run in chunks of outputs.
+template <class T, PoolKind kKind>
+struct PoolRowBuffer {
+  using L = PoolLane<T>;
+  static constexpr size_t kCells = 4096;
+  // Past the last slot: a stride-2 vector reads two vectors from its start.
+  static constexpr size_t kSlack = 2 * hn::MaxLanes(hn::ScalableTag<L>());
+  static constexpr size_t kMaxSlots = 64;
+  // Windows at most this wide leave >= 600 outputs a chunk.
+  static constexpr size_t kMaxExtent = kCells / 2;
+};
+
+// Cells p[0], p[2], ..., p[2 (lanes - 1)] (p holds 2 lanes of cells).
+template <class D>
+HWY_INLINE hn::Vec<D> PoolLoadEvenCells(D d, const hn::TFromD<D>* HWY_RESTRICT p) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::LoadU(d, p);
+#else
+  return hn::ConcatEven(d, hn::LoadU(d, p + hn::Lanes(d)), hn::LoadU(d, p));
+#endif
+}
+
+// Vectors [0, n) of a run of n elements: `body(at, count)` for each; a tail
+// after a whole vector is the run's last whole vector instead (the same
+// values again), which spares partial loads.
+template <class Body>
+HWY_INLINE void PoolForEachVector(size_t n, size_t lanes, const Body& body) {
+  for (size_t k = 0; k < n; k += lanes) {
+    if (n - k >= lanes) {
+      body(k, lanes);
+    } else if (n >= lanes) {
+      body(n - lanes, lanes);
+    } else {
+      body(k, n - k);
     }
-    const size_t first = static_cast<size_t>(aw.Start(ow));
-    auto acc = PoolStart<T, kKind>(d);
-    auto no_nan = PoolNoNaNYet(d);
-    for (size_t i = r0; i < r1; ++i) {
-      const size_t y = static_cast<size_t>(start_h + static_cast<int64_t>(i * job.h.dilation));
-      const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
-      for (size_t j = 0; j < aw.kernel; ++j) {
-        const size_t x = first + j * aw.dilation;
-        const auto v = kStride == 1 ? PoolLoad(d, row + x, count)
-                                    : PoolLoadEven(d, row + x, count, aw.in - x);
-        PoolAccumulate<T, kKind>(acc, no_nan, v);
+  }
+}
+
+// Every plane of the job. Blocks of output rows run plane after plane, so
+// the slots' identity cells, window rows and divisors are set once a block.
+template <class T, PoolKind kKind, size_t kStride, class Job>
+HWY_INLINE void PoolRowsThroughBuffer(const Job& job) {
+  using Buffer = PoolRowBuffer<T, kKind>;
+  using L = typename Buffer::L;
+  const hn::ScalableTag<L> d;
+  const size_t lanes = hn::Lanes(d);
+  const WindowAxis& ah = job.h;
+  const WindowAxis& aw = job.w;
+  const size_t extent = aw.dilation * (aw.kernel - 1) + 1;
+  // Outputs a chunk: one slot (below) fits the buffer.
+  const size_t per_output = kStride + (kKind == PoolKind::kAverage ? 1 : 0);
+  const size_t chunk = (Buffer::kCells - 3 * lanes - extent) / per_output + 1;
+  const size_t inside_begin = HWY_MIN(aw.InsideBegin(), aw.out);
+  const size_t inside_end = HWY_MAX(aw.InsideEnd(), inside_begin);
+  const size_t row_step = ah.dilation * job.src_stride[2];
+  HWY_ALIGN L buffer[Buffer::kCells + Buffer::kSlack];
+  // Each slot's output row: the byte offset of its first window row inside
+  // the input, and the number of its window rows there.
+  size_t first_row[Buffer::kMaxSlots], window_rows[Buffer::kMaxSlots];
+  const auto identity = PoolStart<T, kKind>(d);
+
+  for (size_t o0 = 0; o0 < aw.out; o0 += chunk) {
+    const size_t outs = HWY_MIN(chunk, aw.out - o0);
+    // Slot cell k is padded column o0 stride + k, input column
+    // o0 stride + k - pad_begin; the input's columns [x0, x1) are cells
+    // [lead, lead + width).
+    const size_t p0 = o0 * kStride;
+    const size_t cells = (outs - 1) * kStride + extent;
+    const size_t x0 = p0 > aw.pad_begin ? p0 - aw.pad_begin : 0;
+    const size_t x1 = HWY_MIN(aw.in, p0 + cells > aw.pad_begin ? p0 + cells - aw.pad_begin : 0);
+    const size_t lead = x0 + aw.pad_begin - p0;
+    const size_t width = x1 - x0;  // >= 1: no window covers only padding
+    // A slot holds `cells` and a partial first-pass store's identity lanes;
+    // an average's slot then holds its outputs' 1 / divisor.
+    size_t pitch = (cells + lanes + lanes - 1) / lanes * lanes;
+    const size_t scales_at = pitch;
+    if constexpr (kKind == PoolKind::kAverage) pitch += (outs + lanes - 1) / lanes * lanes;
+    const size_t fit = HWY_MIN(Buffer::kCells / pitch, Buffer::kMaxSlots);
+    const size_t slots = HWY_MAX(size_t{1}, HWY_MIN(fit, job.row_end - job.row_begin));
+    for (size_t slot = 0; slot < slots; ++slot) {
+      L* cell = buffer + slot * pitch;
+      for (size_t k = 0; k < lead; k += lanes) hn::StoreU(identity, d, cell + k);
+      for (size_t k = lead + width; k < scales_at; k += lanes) hn::StoreU(identity, d, cell + k);
+    }
+    for (size_t k = slots * pitch; k < slots * pitch + Buffer::kSlack; k += lanes) {
+      hn::StoreU(identity, d, buffer + k);
+    }
+
+    for (size_t block = job.row_begin; block < job.row_end; block += slots) {
+      const size_t block_rows = HWY_MIN(job.row_end - block, slots);
+      for (size_t slot = 0; slot < block_rows; ++slot) {
+        const size_t oh = block + slot;
+        const size_t r0 = ah.FirstTap(oh), r1 = ah.EndTap(oh);
+        const int64_t y = ah.Start(oh) + static_cast<int64_t>(r0 * ah.dilation);  // >= 0
+        first_row[slot] = static_cast<size_t>(y) * job.src_stride[2];
+        window_rows[slot] = r1 - r0;
+        if constexpr (kKind == PoolKind::kAverage) {
+          float* scales = buffer + slot * pitch + scales_at;
+          const size_t rows = PoolAxisCount(ah, oh, r0, r1, job.count_include_pad);
+          const auto inside_scale = hn::Set(d, 1.0f / static_cast<float>(rows * aw.kernel));
+          for (size_t k = 0; k < outs; k += lanes) hn::Store(inside_scale, d, scales + k);
+          const auto set_border = [&](size_t begin, size_t end) {
+            for (size_t o = begin; o < end; ++o) {
+              const size_t cols =
+                  PoolAxisCount(aw, o, aw.FirstTap(o), aw.EndTap(o), job.count_include_pad);
+              scales[o - o0] = 1.0f / static_cast<float>(rows * cols);
+            }
+          };
+          set_border(o0, HWY_MIN(o0 + outs, inside_begin));
+          set_border(HWY_MAX(o0, inside_end), o0 + outs);
+        }
+      }
+
+      for (size_t n = 0; n < job.batch; ++n) {
+        for (size_t c = 0; c < job.channels; ++c) {
+          const auto* plane = reinterpret_cast<const uint8_t*>(job.src) + n * job.src_stride[0] +
+                              c * job.src_stride[1] + x0 * sizeof(T);
+          auto* out_plane = reinterpret_cast<uint8_t*>(job.dst) + n * job.dst_stride[0] +
+                            c * job.dst_stride[1] + block * job.dst_stride[2];
+          // Pass 1: each slot's window rows, combined column by column.
+          for (size_t slot = 0; slot < block_rows; ++slot) {
+            const uint8_t* first = plane + first_row[slot];
+            L* cell = buffer + slot * pitch + lead;
+            PoolForEachVector(width, lanes, [&](size_t at, size_t count) {
+              auto acc = PoolStart<T, kKind>(d);
+              auto no_nan = PoolNoNaNYet(d);
+              const uint8_t* row = first;
+              for (size_t i = 0; i < window_rows[slot]; ++i, row += row_step) {
+                const auto x = PoolLoad(d, reinterpret_cast<const T*>(row) + at, count);
+                PoolAccumulate<T, kKind>(acc, no_nan, x);
+              }
+              if constexpr (kPoolTracksNaN<T, kKind>) {
+                acc = PoolFinish<T, kKind>(d, acc, no_nan, 1.0f);
+              }
+              // Lanes past `count` stay the identity.
+              if (count < lanes) acc = hn::IfThenElse(hn::FirstN(d, count), acc, identity);
+              hn::StoreU(acc, d, cell + at);
+            });
+          }
+          // Pass 2: each output's taps along its slot.
+          for (size_t slot = 0; slot < block_rows; ++slot) {
+            const L* cell = buffer + slot * pitch;
+            T* out_row = reinterpret_cast<T*>(out_plane + slot * job.dst_stride[2]) + o0;
+            PoolForEachVector(outs, lanes, [&](size_t at, size_t count) {
+              auto acc = PoolStart<T, kKind>(d);
+              auto no_nan = PoolNoNaNYet(d);
+              for (size_t j = 0; j < aw.kernel; ++j) {
+                const L* p = cell + at * kStride + j * aw.dilation;
+                PoolAccumulate<T, kKind>(
+                    acc, no_nan, kStride == 1 ? hn::LoadU(d, p) : PoolLoadEvenCells(d, p));
+              }
+              if constexpr (kKind == PoolKind::kAverage) {
+                acc = hn::Mul(acc, hn::LoadU(d, cell + scales_at + at));
+              } else {
+                acc = PoolFinish<T, kKind>(d, acc, no_nan, 1.0f);
+              }
+              PoolStore(d, acc, out_row + at, count);
+            });
+          }
+        }
       }
     }
-    PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out_row + ow, count);
   }
 }
 
@@ -353,7 +510,9 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
         // The run's last whole vector: its first lanes - count lanes were
         // combined already, which a maximum tolerates and a sum must not.
         v = PoolLoad(d, row + run - lanes, lanes);
-        if constexpr (kKind == PoolKind::kAverage) v = hn::IfThenZeroElse(hn::FirstN(d, lanes - count), v);
+        if constexpr (kKind == PoolKind::kAverage) {
+          v = hn::IfThenZeroElse(hn::FirstN(d, lanes - count), v);
+        }
       } else {
         // Lanes past `count` load zero: a neutral sum; a maximum keeps the
         // accumulator's own lanes there.
@@ -380,14 +539,16 @@ HWY_INLINE void PoolChannelsFirst(const Job& job) {
   const bool whole_plane = ah.out == 1 && aw.out == 1 && ah.pad_begin == 0 &&
                            aw.pad_begin == 0 && ah.dilation == 1 && aw.dilation == 1 &&
                            ah.kernel == ah.in && aw.kernel == aw.in;
-  // Outputs whose windows lie inside the row: [inner_begin, inner_end).
   const size_t extent = aw.dilation * (aw.kernel - 1) + 1;
-  const size_t inner_begin = HWY_MIN(aw.out, (aw.pad_begin + aw.stride - 1) / aw.stride);
-  const size_t inner_end =
-      aw.in + aw.pad_begin < extent
-          ? 0
-          : HWY_MIN(aw.out, (aw.in + aw.pad_begin - extent) / aw.stride + 1);
-  const bool vector = aw.stride <= 2 && inner_begin < inner_end;
+  const bool buffered = aw.stride <= 2 && extent <= PoolRowBuffer<T, kKind>::kMaxExtent;
+  if (!whole_plane && buffered) {
+    if (aw.stride == 1) {
+      PoolRowsThroughBuffer<T, kKind, 1>(job);
+    } else {
+      PoolRowsThroughBuffer<T, kKind, 2>(job);
+    }
+    return;
+  }
   for (size_t n = 0; n < job.batch; ++n) {
     for (size_t c = 0; c < job.channels; ++c) {
       const auto* plane = reinterpret_cast<const uint8_t*>(job.src) + n * job.src_stride[0] +
@@ -397,27 +558,8 @@ HWY_INLINE void PoolChannelsFirst(const Job& job) {
       if (whole_plane) {
         const float scale = 1.0f / static_cast<float>(ah.in * aw.in);
         PoolWholePlane<T, kKind>(plane, reinterpret_cast<T*>(out_plane), scale, job);
-        continue;
-      }
-      for (size_t oh = job.row_begin; oh < job.row_end; ++oh) {
-        const size_t r0 = ah.FirstTap(oh), r1 = ah.EndTap(oh);
-        const size_t rows = PoolAxisCount(ah, oh, r0, r1, job.count_include_pad);
-        const int64_t start_h = ah.Start(oh);
-        T* out_row = reinterpret_cast<T*>(out_plane + oh * job.dst_stride[2]);
-        if (!vector) {
-          PoolColumnsOneByOne<T, kKind>(plane, out_row, start_h, r0, r1, rows, 0, aw.out, job);
-          continue;
-        }
-        PoolColumnsOneByOne<T, kKind>(plane, out_row, start_h, r0, r1, rows, 0, inner_begin, job);
-        if (aw.stride == 1) {
-          PoolColumnsVector<T, kKind, 1>(plane, out_row, start_h, r0, r1, rows, inner_begin,
-                                         inner_end, job);
-        } else {
-          PoolColumnsVector<T, kKind, 2>(plane, out_row, start_h, r0, r1, rows, inner_begin,
-                                         inner_end, job);
-        }
-        PoolColumnsOneByOne<T, kKind>(plane, out_row, start_h, r0, r1, rows, inner_end, aw.out,
-                                      job);
+      } else {
+        PoolColumnsOneByOne<T, kKind>(plane, out_plane, job);
       }
     }
   }

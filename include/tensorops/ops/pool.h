@@ -20,10 +20,13 @@
 // exact in every type.
 //
 // NHWC runs channels across lanes (a pixel's window, four vectors of channels
-// at a time); NCHW runs output columns across lanes for strides 1 and 2 (and
-// one output at a time for larger strides and where a window crosses the
-// left or right pad), and a window that covers the whole plane is a plane
-// reduction. No scratch memory; src and dst must not overlap.
+// at a time). NCHW with strides 1 and 2 along W combines each output row's
+// window rows into a row buffer on the stack (16 KiB) whose cells outside
+// the input hold the identity, then each output's taps along that buffer,
+// output columns across lanes, pads included; larger strides and windows
+// wider than 2048 columns run one output at a time, and a window that covers
+// the whole plane is a plane reduction. No scratch memory beyond that stack
+// buffer; src and dst must not overlap.
 #ifndef TENSOROPS_OPS_POOL_H_
 #define TENSOROPS_OPS_POOL_H_
 

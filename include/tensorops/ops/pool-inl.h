@@ -184,17 +184,42 @@ HWY_INLINE void PoolPixelChannelsLast(const uint8_t* first, size_t rows, size_t 
     auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0;
     auto no_nan2 = no_nan0, no_nan3 = no_nan0;
-    for (size_t i = 0; i < rows; ++i) {
-      for (size_t j = 0; j < cols; ++j) {
-        const T* p = tap(i, j) + c;
-        const auto x0 = PoolLoad(d, p, lanes);
-        const auto x1 = PoolLoad(d, p + lanes, lanes);
-        const auto x2 = PoolLoad(d, p + 2 * lanes, lanes);
-        const auto x3 = PoolLoad(d, p + 3 * lanes, lanes);
-        PoolAccumulate<T, kKind>(acc0, no_nan0, x0);
-        PoolAccumulate<T, kKind>(acc1, no_nan1, x1);
-        PoolAccumulate<T, kKind>(acc2, no_nan2, x2);
-        PoolAccumulate<T, kKind>(acc3, no_nan3, x3);
+    if constexpr (kKind == PoolKind::kAverage) {
+      // Odd window rows sum apart: a 3x3 window's chains are 6 adds, not 9
+      // (the channels' tail below sums in the same order: the same bits).
+      auto odd0 = hn::Zero(d), odd1 = odd0, odd2 = odd0, odd3 = odd0;
+      const auto sum_row = [&](size_t i, auto& s0, auto& s1, auto& s2, auto& s3) {
+        for (size_t j = 0; j < cols; ++j) {
+          const T* p = tap(i, j) + c;
+          s0 = hn::Add(s0, PoolLoad(d, p, lanes));
+          s1 = hn::Add(s1, PoolLoad(d, p + lanes, lanes));
+          s2 = hn::Add(s2, PoolLoad(d, p + 2 * lanes, lanes));
+          s3 = hn::Add(s3, PoolLoad(d, p + 3 * lanes, lanes));
+        }
+      };
+      size_t i = 0;
+      for (; i + 2 <= rows; i += 2) {
+        sum_row(i, acc0, acc1, acc2, acc3);
+        sum_row(i + 1, odd0, odd1, odd2, odd3);
+      }
+      if (i < rows) sum_row(i, acc0, acc1, acc2, acc3);
+      acc0 = hn::Add(acc0, odd0);
+      acc1 = hn::Add(acc1, odd1);
+      acc2 = hn::Add(acc2, odd2);
+      acc3 = hn::Add(acc3, odd3);
+    } else {
+      for (size_t i = 0; i < rows; ++i) {
+        for (size_t j = 0; j < cols; ++j) {
+          const T* p = tap(i, j) + c;
+          const auto x0 = PoolLoad(d, p, lanes);
+          const auto x1 = PoolLoad(d, p + lanes, lanes);
+          const auto x2 = PoolLoad(d, p + 2 * lanes, lanes);
+          const auto x3 = PoolLoad(d, p + 3 * lanes, lanes);
+          PoolAccumulate<T, kKind>(acc0, no_nan0, x0);
+          PoolAccumulate<T, kKind>(acc1, no_nan1, x1);
+          PoolAccumulate<T, kKind>(acc2, no_nan2, x2);
+          PoolAccumulate<T, kKind>(acc3, no_nan3, x3);
+        }
       }
     }
     PoolStore(d, PoolFinish<T, kKind>(d, acc0, no_nan0, scale), out + c, lanes);
@@ -206,12 +231,18 @@ HWY_INLINE void PoolPixelChannelsLast(const uint8_t* first, size_t rows, size_t 
     const size_t count = HWY_MIN(lanes, channels - c);
     auto acc = PoolStart<T, kKind>(d);
     auto no_nan = PoolNoNaNYet(d);
+    auto odd = hn::Zero(d);  // an average's odd rows, summed as above
     for (size_t i = 0; i < rows; ++i) {
       for (size_t j = 0; j < cols; ++j) {
         const auto x = PoolLoad(d, tap(i, j) + c, count);
-        PoolAccumulate<T, kKind>(acc, no_nan, x);
+        if (kKind == PoolKind::kAverage && i % 2 == 1) {
+          odd = hn::Add(odd, x);
+        } else {
+          PoolAccumulate<T, kKind>(acc, no_nan, x);
+        }
       }
     }
+    if constexpr (kKind == PoolKind::kAverage) acc = hn::Add(acc, odd);
     PoolStore(d, PoolFinish<T, kKind>(d, acc, no_nan, scale), out + c, count);
   }
 }

@@ -89,23 +89,6 @@ HWY_INLINE void PoolStore(D d, hn::Vec<D> v, T* HWY_RESTRICT p, size_t count) {
   }
 }
 
-// Elements p[0], p[2], ..., p[2 (count - 1)], reading no element at or past
-// p[available] (available >= 2 count - 1): a stride-2 window's taps.
-template <class T, class D>
-HWY_INLINE hn::Vec<D> PoolLoadEven(D d, const T* HWY_RESTRICT p, size_t count, size_t available) {
-#if HWY_TARGET == HWY_SCALAR
-  (void)count;
-  (void)available;
-  return PoolLoad(d, p, 1);
-#else
-  const size_t lanes = hn::Lanes(d);
-  const size_t n = HWY_MIN(2 * count, available);
-  const auto lo = PoolLoad(d, p, HWY_MIN(lanes, n));
-  const auto hi = n > lanes ? PoolLoad(d, p + lanes, n - lanes) : hn::Zero(d);
-  return hn::ConcatEven(d, hi, lo);
-#endif
-}
-
 template <class T, PoolKind kKind, class D>
 HWY_INLINE hn::Vec<D> PoolStart(D d) {
   if constexpr (kKind == PoolKind::kAverage) {

@@ -160,6 +160,8 @@ HWY_NOINLINE void DirectTile(const float* x0, size_t pixel_bytes, const TapRuns&
 // registers. Four outputs (18 vectors) fit 32-register files; on 16 (AVX2,
 // SSE4, armv7) GCC moved vectors through the stack inside the loop.
 inline constexpr size_t kDepthwiseGroup = kGemmRows >= 8 ? 4 : 2;
+// How far past a pass's stores the depthwise stretches fetch y (bytes).
+inline constexpr size_t kDepthwisePrefetchBytes = 128;
 static_assert(kDepthwiseGroup == 2 || kDepthwiseGroup == 4, "the stretch holds up to four sums");
 
 // The tiles a row of outputs takes: the micro-kernel's rows, half of them,
@@ -824,8 +826,28 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
     const auto bias_scale = hn::Set(d, quick.bias.scale);
     const auto lo = hn::Set(d, quick.Low());
     const auto hi = hn::Set(d, quick.High());
+    // y's lines a few passes ahead (past the last channel: the row below's
+    // first), fetched as these are written: in a network y is rarely in
+    // cache, a store to a missing line waits for it, and the hardware
+    // prefetchers did not run ahead of stores a pixel apart.
+    const uint8_t* y_ahead = nullptr;
+    if constexpr (!kSumsToScratch) {
+      const size_t at = (cv + lanes) * sizeof(TY) + kDepthwisePrefetchBytes;
+      const size_t pixel = channels * sizeof(TY);
+      const auto* y_pixels = reinterpret_cast<const uint8_t*>(YAt(job, s.n, 0, s.oh, 0));
+      if (at < pixel) {
+        y_ahead = y_pixels + at;
+      } else if (s.oh + 1 < job.h.out && at - pixel < pixel) {
+        y_ahead = y_pixels + job.y_stride[2] + (at - pixel);
+      }
+      // Where every output's line starts at the same offset, the pass whose
+      // lanes begin the line fetches it; later passes into it do not.
+      const size_t in_line = reinterpret_cast<uintptr_t>(y_ahead) % 64;
+      if (job.y_stride[3] % 64 == 0 && in_line >= lanes * sizeof(TY)) y_ahead = nullptr;
+    }
     const auto store = [&](size_t o, auto v) TENSOROPS_INLINE_LAMBDA {
       TY* y = detail::AdvanceBytes(y_row, o * job.y_stride[3]);
+      if (y_ahead != nullptr) hwy::Prefetch(y_ahead + o * job.y_stride[3]);
       if constexpr (kSumsToScratch) {
         StoreUpToFromF32<float>(d, v, scratch + o * channels + cv, lanes);
       } else if (quick_form) {

@@ -759,8 +759,8 @@ struct GemmLoops {
               b_panel = b_pack + jr * kc;
             }
             const size_t vecs = (cols + lanes - 1) / lanes;
-            for (size_t ir = 0; ir < mc; ir += kGemmRows) {
-              const size_t rows = HWY_MIN(kGemmRows, mc - ir);
+            for (size_t ir = 0, rows = 0; ir < mc; ir += rows) {
+              rows = RowsOfTile(mc, ir, a_in_place);
               float* c = sums.At(ic + ir, jr);
               const APanel a_panel =
                   a_in_place ? APanel{reinterpret_cast<const float*>(ElementAt(
@@ -776,8 +776,8 @@ struct GemmLoops {
               const GemmTileEpilogue tile_epilogue =
                   tile_applies ? finish.tile->Advanced(ic + ir, jc + jr) : GemmTileEpilogue{};
               const GemmTileEpilogue* epi = tile_applies ? &tile_epilogue : nullptr;
-              if (pc == 0 && ir + 2 * kGemmRows <= mc) {
-                PrefetchTile(sums.At(ic + ir + kGemmRows, jr), sums.row_bytes, cols);
+              if (pc == 0 && ir + rows + kGemmRows <= mc) {
+                PrefetchTile(sums.At(ic + ir + rows, jr), sums.row_bytes, cols);
               }
               kTiles[vecs - 1][rows - 1](a_panel, b_panel, b_step, b_prefetch, kc, c,
                                          sums.row_bytes, cols, job.alpha, beta, epi);
@@ -793,6 +793,18 @@ struct GemmLoops {
       }
     }
   }
+  // The rows of the register tile that starts at row ir of an mc-row block.
+  // Packed A comes in panels of kGemmRows rows, so its tiles are those; A
+  // read in place takes as many tiles but with rows as even as they divide
+  // (49 rows: 6 6 6 6 5 5 5 5 5, not eight 6s and a 1): a tile of one or two
+  // rows has too few accumulators to cover the multiply-add's latency, and
+  // costs most of a whole tile's time.
+  static size_t RowsOfTile(size_t mc, size_t ir, bool a_in_place) {
+    if (!a_in_place) return HWY_MIN(kGemmRows, mc - ir);
+    const size_t tiles_left = (mc - ir + kGemmRows - 1) / kGemmRows;
+    return (mc - ir + tiles_left - 1) / tiles_left;
+  }
+
   // Float A with contiguous rows is read where it is when one MC x KC block
   // of it spans no more memory than its packed copy would (half of L2),
   // which saves the packing. A block whose rows are far apart stays packed:

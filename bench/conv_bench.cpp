@@ -1,7 +1,7 @@
 // Convolution benchmarks on the shapes CNNs run, one image, bias + ReLU:
 // ResNet's 3x3 convolutions (64->64 at 56x56, 128->128 at 28x28, 256->256 at
 // 14x14, 64->128 stride 2 from 56x56), 1x1 convolutions (64->256 and 256->64
-// at 56x56; MobileNet v2's expansions, few input channels to many) and
+// at 56x56; MobileNet v2's expansions, few input channels to many, and its 7x7 ones) and
 // MobileNet v2's depthwise 3x3 convolutions, in NHWC and NCHW,
 // against oneDNN (the same layout, weights in the format it picks, reordered
 // once) and XNNPACK (NHWC). Inputs and weights: N(0, 1), fixed seed.

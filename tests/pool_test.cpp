@@ -277,16 +277,17 @@ TEST_CASE("MaxPool: a NaN in a window gives NaN, -Inf and Inf are values", "[poo
 // A whole-plane window in NCHW is a plane reduction: the global pools, and
 // a kernel equal to the plane (dense and padded rows).
 template <class T, class L>
-void CheckGlobal(const Dims& dims, const Extents& pad, uint64_t seed, Data data = Data::kMixed) {
+void CheckGlobal(const Dims& dims, const Extents& pad, uint64_t seed, Data data = Data::kMixed,
+                 const Extents& out_pad = {}) {
   const size_t h = dims[L::kH], w = dims[L::kW];
   INFO("global pools " << kElementName<T> << (std::is_same_v<L, Nhwc> ? " NHWC " : " NCHW ")
-                       << dims << " pad " << pad);
+                       << dims << " pad " << pad << " output pad " << out_pad);
   Rng rng(seed);
   TestTensor<T, L> src(dims, pad);
   src.Fill([&](const Extents&) { return DataValue<T>(rng, data); });
   const Dims out_dims = InLayout<L>(dims[L::kN], dims[L::kC], 1, 1);
   ForEachTarget([&](int64_t) {
-    TestTensor<T, L> max_out(out_dims), mean_out(out_dims), max_window(out_dims);
+    TestTensor<T, L> max_out(out_dims, out_pad), mean_out(out_dims, out_pad), max_window(out_dims);
     GlobalMaxPool{}(src.ConstView(), max_out.View());
     GlobalAveragePool{}(src.ConstView(), mean_out.View());
     MaxPool{.kernel = {h, w}}(src.ConstView(), max_window.View());
@@ -337,6 +338,17 @@ TEST_CASE("GlobalMaxPool and GlobalAveragePool", "[pool]") {
   CheckGlobal<hwy::bfloat16_t, Nhwc>({1, 4, 3, 40}, {}, seed++);
   CheckGlobal<float, Nchw>({1, 2, 5, 17}, {}, seed++, Data::kNaNs);
   CheckGlobal<float, Nhwc>({1, 5, 3, 17}, {}, seed++, Data::kNaNs);
+  // NCHW reduces a vector's worth of planes at a time: whole and partial
+  // groups, planes of fewer elements than a vector, rows with padding,
+  // outputs apart, and NaN and infinities in some planes of a group.
+  CheckGlobal<float, Nchw>({2, 37, 7, 7}, {}, seed++);
+  CheckGlobal<float, Nchw>({1, 70, 1, 3}, {}, seed++, Data::kNaNs);
+  CheckGlobal<float, Nchw>({1, 33, 2, 2}, {}, seed++, Data::kNaNs, {0, 0, 0, 2});
+  CheckGlobal<hwy::float16_t, Nchw>({1, 19, 3, 5}, {0, 0, 1, 2}, seed++);
+  CheckGlobal<hwy::bfloat16_t, Nchw>({1, 40, 7, 7}, {}, seed++, Data::kMixed, {0, 1, 0, 0});
+  const Window whole{{7, 7}, {1, 1}, {1, 1}, {}, AutoPad::kNotSet, false, false};
+  Check<PoolKind::kMax, uint8_t, Nchw>(whole, {1, 37, 7, 7}, {}, seed++);
+  Check<PoolKind::kMax, int8_t, Nchw>(whole, {2, 21, 7, 7}, {0, 0, 0, 3}, seed++);
 }
 
 TEST_CASE("Pooling on sub-views: a channel range and a batch of a larger tensor", "[pool]") {
@@ -416,6 +428,8 @@ TEST_CASE("Pooling on an executor writes the serial run's bytes", "[pool][parall
   nhwc.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
   TestTensor<hwy::float16_t, Nchw> nchw({2, 9, 13, 29}, {0, 0, 1, 3});
   nchw.Fill([&](const Extents&) { return MixedMagnitude<hwy::float16_t>(rng); });
+  TestTensor<float, Nchw> planes({1, 37, 7, 7});
+  planes.Fill([&](const Extents&) { return MixedMagnitude<float>(rng); });
   ForEachTarget([&](int64_t) {
     const detail::ScopedMinRangeNs tiny_ranges(0.0);
     ThreadPool pool(3);
@@ -433,6 +447,11 @@ TEST_CASE("Pooling on an executor writes the serial run's bytes", "[pool][parall
     GlobalAveragePool{}(nhwc.ConstView(), g.View());
     GlobalAveragePool{}(nhwc.ConstView(), h.View(), pool);
     CHECK(g.Snapshot() == h.Snapshot());
+    // NCHW splits channels, so a plane's vector group differs from serial's.
+    TestTensor<float, Nchw> k({1, 37, 1, 1}), m({1, 37, 1, 1});
+    GlobalAveragePool{}(planes.ConstView(), k.View());
+    GlobalAveragePool{}(planes.ConstView(), m.View(), pool);
+    CHECK(k.Snapshot() == m.Snapshot());
   });
 }
 

@@ -483,25 +483,30 @@ HWY_INLINE void PoolRowsThroughBuffer(const Job& job) {
   }
 }
 
-template <PoolKind kKind, class D>
-HWY_INLINE hn::TFromD<D> PoolReduceLanes(D d, hn::Vec<D> v) {
-  if constexpr (kKind == PoolKind::kMax) return hn::GetLane(hn::MaxOfLanes(d, v));
-  return hn::GetLane(hn::SumOfLanes(d, v));
-}
+// A window that is the whole plane reduces each plane to one value. Each
+// plane's elements are first combined into one vector (PoolPlaneVector);
+// then `lanes` planes' vectors combine into one vector of their results
+// (PoolPlanesAcrossLanes), a tree of lane pairs, rather than each plane's
+// lanes being reduced on their own: a network's last planes are small (7x7),
+// and a reduction per plane cost more than summing its vectors.
 
-// A window that is the whole plane: a reduction of its rows (one run when
-// the plane is dense), four vectors at a time.
-template <class T, PoolKind kKind, class Job>
-HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const Job& job) {
-  const hn::ScalableTag<PoolLane<T>> d;
+// A plane as `rows` runs of `run` contiguous elements, `row_bytes` apart:
+// one run when its rows are dense.
+struct PoolPlaneRuns {
+  size_t rows, run, row_bytes;
+};
+
+// One plane's elements combined into one vector, four vectors at a time,
+// whose lanes are still to be combined; for a float maximum, NaN in every
+// lane where a NaN was seen.
+template <class T, PoolKind kKind, class D>
+HWY_INLINE hn::Vec<D> PoolPlaneVector(D d, const uint8_t* plane, const PoolPlaneRuns& runs) {
   const size_t lanes = hn::Lanes(d);
-  const bool dense = job.src_stride[2] == job.w.in * sizeof(T);
-  const size_t rows = dense ? 1 : job.h.in;
-  const size_t run = dense ? job.h.in * job.w.in : job.w.in;
+  const size_t run = runs.run;
   auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
   auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0, no_nan2 = no_nan0, no_nan3 = no_nan0;
-  for (size_t y = 0; y < rows; ++y) {
-    const T* row = reinterpret_cast<const T*>(plane + y * job.src_stride[2]);
+  for (size_t y = 0; y < runs.rows; ++y) {
+    const T* row = reinterpret_cast<const T*>(plane + y * runs.row_bytes);
     size_t x = 0;
     for (; x + 4 * lanes <= run; x += 4 * lanes) {
       const auto v0 = PoolLoad(d, row + x, lanes);
@@ -537,13 +542,143 @@ HWY_INLINE void PoolWholePlane(const uint8_t* plane, T* out, float scale, const 
     }
   }
   acc0 = PoolCombine<kKind>(PoolCombine<kKind>(acc0, acc1), PoolCombine<kKind>(acc2, acc3));
-  const hn::CappedTag<PoolLane<T>, 1> d1;
-  const auto result = hn::Set(d1, PoolReduceLanes<kKind>(d, acc0));
-  bool no_nan = true;
   if constexpr (kPoolTracksNaN<T, kKind>) {
-    no_nan = hn::AllTrue(d, hn::And(hn::And(no_nan0, no_nan1), hn::And(no_nan2, no_nan3)));
+    const auto no_nan = hn::And(hn::And(no_nan0, no_nan1), hn::And(no_nan2, no_nan3));
+    acc0 = hn::IfThenElse(no_nan, acc0, hn::NaN(d));
   }
-  PoolStore(d1, PoolFinish<T, kKind>(d1, result, hn::FirstN(d1, no_nan ? 1 : 0), scale), out, 1);
+  return acc0;
+}
+
+// Adjacent lanes of lo, then of hi, combined: lane i < lanes / 2 combines
+// lo's lanes 2i and 2i + 1, lane lanes / 2 + i hi's. A maximum keeps NaN.
+template <class T, PoolKind kKind, class D>
+HWY_INLINE hn::Vec<D> PoolCombineLanePairs(D d, hn::Vec<D> hi, hn::Vec<D> lo) {
+#if HWY_TARGET == HWY_SCALAR  // one lane: never called, and no ConcatEven
+  (void)d;
+  (void)hi;
+  return lo;
+#else
+  const auto even = hn::ConcatEven(d, hi, lo);
+  const auto odd = hn::ConcatOdd(d, hi, lo);
+  const auto combined = PoolCombine<kKind>(even, odd);
+  if constexpr (kPoolTracksNaN<T, kKind>) {
+    return hn::IfThenElse(hn::Or(hn::IsNaN(even), hn::IsNaN(odd)), hn::NaN(d), combined);
+  } else {
+    return combined;
+  }
+#endif
+}
+
+// Lane i holds plane i's result (before an average's scaling) for the
+// `planes` (<= kPlanes) planes from `plane`, kPlanes = Lanes(d), a power of
+// two. Each level halves the lanes holding a plane, always combining the
+// same pairs, so a plane's result does not depend on its neighbours.
+template <class T, PoolKind kKind, size_t kPlanes, class D>
+HWY_INLINE hn::Vec<D> PoolPlanesAcrossLanes(D d, const uint8_t* plane, size_t plane_bytes,
+                                            size_t planes, const PoolPlaneRuns& runs) {
+  if constexpr (kPlanes == 1) {
+    return planes == 0 ? PoolStart<T, kKind>(d) : PoolPlaneVector<T, kKind>(d, plane, runs);
+  } else {
+    constexpr size_t kHalf = kPlanes / 2;
+    const size_t first_half = HWY_MIN(planes, kHalf);
+    const auto lo =
+        PoolPlanesAcrossLanes<T, kKind, kHalf>(d, plane, plane_bytes, first_half, runs);
+    const uint8_t* second = planes > kHalf ? plane + kHalf * plane_bytes : plane;
+    const auto hi = PoolPlanesAcrossLanes<T, kKind, kHalf>(d, second, plane_bytes,
+                                                           planes - first_half, runs);
+    return PoolCombineLanePairs<T, kKind>(d, hi, lo);
+  }
+}
+
+// Lane 0 of the result of one plane's vector, without the tree (vectors
+// whose lanes are not a power of two, or too many for the tree).
+template <class T, PoolKind kKind, class D>
+HWY_INLINE hn::Vec<D> PoolReduceLanes(D d, hn::Vec<D> v) {
+  if constexpr (kPoolTracksNaN<T, kKind>) {
+    if (!hn::AllFalse(d, hn::IsNaN(v))) return hn::NaN(d);
+  }
+  if constexpr (kKind == PoolKind::kMax) return hn::MaxOfLanes(d, v);
+  return hn::SumOfLanes(d, v);
+}
+
+// Up to 16 planes at a time: SVE's longest vectors (64 lanes) would inline
+// 64 planes' code; they reduce plane by plane.
+template <class D>
+inline constexpr size_t kPoolMostPlanesAcross = HWY_MIN(hn::MaxLanes(D()), size_t{16});
+
+// PoolPlanesAcrossLanes for Lanes(d) planes, which SVE knows at run time.
+template <class T, PoolKind kKind, class D>
+HWY_INLINE hn::Vec<D> PoolPlanesOfGroup(D d, const uint8_t* plane, size_t plane_bytes,
+                                        size_t planes, const PoolPlaneRuns& runs) {
+  constexpr size_t kMost = kPoolMostPlanesAcross<D>;
+#if HWY_HAVE_SCALABLE
+  const size_t lanes = hn::Lanes(d);
+  if (lanes == kMost / 4) {
+    return PoolPlanesAcrossLanes<T, kKind, HWY_MAX(kMost / 4, 1)>(d, plane, plane_bytes, planes,
+                                                                  runs);
+  }
+  if (lanes == kMost / 2) {
+    return PoolPlanesAcrossLanes<T, kKind, HWY_MAX(kMost / 2, 1)>(d, plane, plane_bytes, planes,
+                                                                  runs);
+  }
+#endif
+  return PoolPlanesAcrossLanes<T, kKind, kMost>(d, plane, plane_bytes, planes, runs);
+}
+
+// The whole-plane windows of `channels` planes from `first` into `out`.
+template <class T, PoolKind kKind, class Job>
+HWY_INLINE void PoolWholePlanes(const uint8_t* first, uint8_t* out, size_t channels,
+                                const Job& job) {
+  const hn::ScalableTag<PoolLane<T>> d;
+  using L = PoolLane<T>;
+  const size_t lanes = hn::Lanes(d);
+  const float scale = 1.0f / static_cast<float>(job.h.in * job.w.in);
+  const auto finish = [&](hn::Vec<decltype(d)> v) {
+    if constexpr (kKind == PoolKind::kAverage) v = hn::Mul(v, hn::Set(d, scale));
+    return v;
+  };
+  constexpr size_t kMost = kPoolMostPlanesAcross<decltype(d)>;
+  const bool dense = job.src_stride[2] == job.w.in * sizeof(T);
+  const PoolPlaneRuns runs{dense ? 1 : job.h.in, dense ? job.h.in * job.w.in : job.w.in,
+                           job.src_stride[2]};
+  const size_t plane_bytes = job.src_stride[1];
+  const bool tree = (lanes & (lanes - 1)) == 0 && lanes <= kMost && lanes * 4 >= kMost;
+  const size_t out_step = job.dst_stride[1];
+  if (!tree) {
+    const hn::CappedTag<L, 1> d1;
+    for (size_t c = 0; c < channels; ++c) {
+      const auto v = PoolPlaneVector<T, kKind>(d, first + c * plane_bytes, runs);
+      const auto result = finish(PoolReduceLanes<T, kKind>(d, v));
+      PoolStore(d1, hn::Set(d1, hn::GetLane(result)), reinterpret_cast<T*>(out + c * out_step), 1);
+    }
+    return;
+  }
+  HWY_ALIGN L lane_values[hn::MaxLanes(d)];
+  const auto store = [&](hn::Vec<decltype(d)> v, size_t c, size_t planes) {
+    if (out_step == sizeof(T)) {
+      PoolStore(d, v, reinterpret_cast<T*>(out + c * out_step), planes);
+      return;
+    }
+    const hn::CappedTag<L, 1> d1;
+    hn::Store(v, d, lane_values);
+    for (size_t i = 0; i < planes; ++i) {
+      PoolStore(d1, hn::Set(d1, lane_values[i]), reinterpret_cast<T*>(out + (c + i) * out_step),
+                1);
+    }
+  };
+  // Whole groups apart from the last, partial one: there the count of
+  // planes is known, and each plane's test of it folds away.
+  size_t c = 0;
+  for (; c + lanes <= channels; c += lanes) {
+    const auto v = PoolPlanesOfGroup<T, kKind>(d, first + c * plane_bytes, plane_bytes, lanes, runs);
+    store(finish(v), c, lanes);
+  }
+  if (c < channels) {
+    const size_t planes = channels - c;
+    const auto v =
+        PoolPlanesOfGroup<T, kKind>(d, first + c * plane_bytes, plane_bytes, planes, runs);
+    store(finish(v), c, planes);
+  }
 }
 
 template <class T, PoolKind kKind, class Job>
@@ -564,17 +699,15 @@ HWY_INLINE void PoolChannelsFirst(const Job& job) {
     return;
   }
   for (size_t n = 0; n < job.batch; ++n) {
+    const auto* image = reinterpret_cast<const uint8_t*>(job.src) + n * job.src_stride[0];
+    auto* out_image = reinterpret_cast<uint8_t*>(job.dst) + n * job.dst_stride[0];
+    if (whole_plane) {
+      PoolWholePlanes<T, kKind>(image, out_image, job.channels, job);
+      continue;
+    }
     for (size_t c = 0; c < job.channels; ++c) {
-      const auto* plane = reinterpret_cast<const uint8_t*>(job.src) + n * job.src_stride[0] +
-                          c * job.src_stride[1];
-      auto* out_plane =
-          reinterpret_cast<uint8_t*>(job.dst) + n * job.dst_stride[0] + c * job.dst_stride[1];
-      if (whole_plane) {
-        const float scale = 1.0f / static_cast<float>(ah.in * aw.in);
-        PoolWholePlane<T, kKind>(plane, reinterpret_cast<T*>(out_plane), scale, job);
-      } else {
-        PoolColumnsOneByOne<T, kKind>(plane, out_plane, job);
-      }
+      PoolColumnsOneByOne<T, kKind>(image + c * job.src_stride[1],
+                                    out_image + c * job.dst_stride[1], job);
     }
   }
 }

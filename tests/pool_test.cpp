@@ -346,6 +346,12 @@ TEST_CASE("GlobalMaxPool and GlobalAveragePool", "[pool]") {
   CheckGlobal<float, Nchw>({1, 33, 2, 2}, {}, seed++, Data::kNaNs, {0, 0, 0, 2});
   CheckGlobal<hwy::float16_t, Nchw>({1, 19, 3, 5}, {0, 0, 1, 2}, seed++);
   CheckGlobal<hwy::bfloat16_t, Nchw>({1, 40, 7, 7}, {}, seed++, Data::kMixed, {0, 1, 0, 0});
+  // Dense planes of one to seven whole vectors (unrolled), with and without
+  // a last, overlapping one.
+  CheckGlobal<float, Nchw>({1, 21, 6, 8}, {}, seed++);
+  CheckGlobal<float, Nchw>({1, 18, 4, 15}, {}, seed++);
+  CheckGlobal<float, Nchw>({2, 20, 1, 17}, {}, seed++, Data::kNaNs);
+  CheckGlobal<float, Nchw>({1, 35, 5, 9}, {}, seed++, Data::kNaNs);
   const Window whole{{7, 7}, {1, 1}, {1, 1}, {}, AutoPad::kNotSet, false, false};
   Check<PoolKind::kMax, uint8_t, Nchw>(whole, {1, 37, 7, 7}, {}, seed++);
   Check<PoolKind::kMax, int8_t, Nchw>(whole, {2, 21, 7, 7}, {0, 0, 0, 3}, seed++);

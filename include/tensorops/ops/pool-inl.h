@@ -505,7 +505,32 @@ HWY_INLINE hn::Vec<D> PoolPlaneVector(D d, const uint8_t* plane, const PoolPlane
   const size_t run = runs.run;
   auto acc0 = PoolStart<T, kKind>(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
   auto no_nan0 = PoolNoNaNYet(d), no_nan1 = no_nan0, no_nan2 = no_nan0, no_nan3 = no_nan0;
-  for (size_t y = 0; y < runs.rows; ++y) {
+  const size_t whole = run / lanes;
+  const bool small = runs.rows == 1 && whole >= 1 && whole <= 7;
+  if (small) {
+    // A small dense plane (7x7: 49 floats) without loops, whose control
+    // cost as much as its loads: its whole vectors, then the last whole
+    // vector of the run, its lanes already combined cleared for a sum.
+    const T* row = reinterpret_cast<const T*>(plane);
+    const auto at = [&](size_t k) { return PoolLoad(d, row + k * lanes, lanes); };
+    switch (whole) {
+      case 7: PoolAccumulate<T, kKind>(acc2, no_nan2, at(6)); [[fallthrough]];
+      case 6: PoolAccumulate<T, kKind>(acc1, no_nan1, at(5)); [[fallthrough]];
+      case 5: PoolAccumulate<T, kKind>(acc0, no_nan0, at(4)); [[fallthrough]];
+      case 4: PoolAccumulate<T, kKind>(acc3, no_nan3, at(3)); [[fallthrough]];
+      case 3: PoolAccumulate<T, kKind>(acc2, no_nan2, at(2)); [[fallthrough]];
+      case 2: PoolAccumulate<T, kKind>(acc1, no_nan1, at(1)); [[fallthrough]];
+      default: PoolAccumulate<T, kKind>(acc0, no_nan0, at(0));
+    }
+    if (run != whole * lanes) {
+      auto v = PoolLoad(d, row + run - lanes, lanes);
+      if constexpr (kKind == PoolKind::kAverage) {
+        v = hn::IfThenZeroElse(hn::FirstN(d, whole * lanes + lanes - run), v);
+      }
+      PoolAccumulate<T, kKind>(acc3, no_nan3, v);
+    }
+  }
+  for (size_t y = 0; y < (small ? 0 : runs.rows); ++y) {
     const T* row = reinterpret_cast<const T*>(plane + y * runs.row_bytes);
     size_t x = 0;
     for (; x + 4 * lanes <= run; x += 4 * lanes) {

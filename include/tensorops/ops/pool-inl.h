@@ -486,7 +486,7 @@ HWY_INLINE void PoolRowsThroughBuffer(const Job& job) {
 // A window that is the whole plane reduces each plane to one value. Each
 // plane's elements are first combined into one vector (PoolPlaneVector);
 // then `lanes` planes' vectors combine into one vector of their results
-// (PoolPlanesAcrossLanes), a tree of lane pairs, rather than each plane's
+// (PoolLanesOfVectors), a tree of lane pairs, rather than each plane's
 // lanes being reduced on their own: a network's last planes are small (7x7),
 // and a reduction per plane cost more than summing its vectors.
 
@@ -594,23 +594,18 @@ HWY_INLINE hn::Vec<D> PoolCombineLanePairs(D d, hn::Vec<D> hi, hn::Vec<D> lo) {
 #endif
 }
 
-// Lane i holds plane i's result (before an average's scaling) for the
-// `planes` (<= kPlanes) planes from `plane`, kPlanes = Lanes(d), a power of
-// two. Each level halves the lanes holding a plane, always combining the
-// same pairs, so a plane's result does not depend on its neighbours.
+// Lane i holds the combination of the lanes of vectors[i] (kPlanes
+// vectors of Lanes(d) = kPlanes lanes, one after another), kPlanes a power
+// of two. Each level halves the lanes holding a vector, always combining
+// the same pairs, so a plane's result does not depend on its neighbours.
 template <class T, PoolKind kKind, size_t kPlanes, class D>
-HWY_INLINE hn::Vec<D> PoolPlanesAcrossLanes(D d, const uint8_t* plane, size_t plane_bytes,
-                                            size_t planes, const PoolPlaneRuns& runs) {
+HWY_INLINE hn::Vec<D> PoolLanesOfVectors(D d, const hn::TFromD<D>* HWY_RESTRICT vectors) {
   if constexpr (kPlanes == 1) {
-    return planes == 0 ? PoolStart<T, kKind>(d) : PoolPlaneVector<T, kKind>(d, plane, runs);
+    return hn::Load(d, vectors);
   } else {
     constexpr size_t kHalf = kPlanes / 2;
-    const size_t first_half = HWY_MIN(planes, kHalf);
-    const auto lo =
-        PoolPlanesAcrossLanes<T, kKind, kHalf>(d, plane, plane_bytes, first_half, runs);
-    const uint8_t* second = planes > kHalf ? plane + kHalf * plane_bytes : plane;
-    const auto hi = PoolPlanesAcrossLanes<T, kKind, kHalf>(d, second, plane_bytes,
-                                                           planes - first_half, runs);
+    const auto lo = PoolLanesOfVectors<T, kKind, kHalf>(d, vectors);
+    const auto hi = PoolLanesOfVectors<T, kKind, kHalf>(d, vectors + kHalf * hn::Lanes(d));
     return PoolCombineLanePairs<T, kKind>(d, hi, lo);
   }
 }
@@ -631,23 +626,16 @@ HWY_INLINE hn::Vec<D> PoolReduceLanes(D d, hn::Vec<D> v) {
 template <class D>
 inline constexpr size_t kPoolMostPlanesAcross = HWY_MIN(hn::MaxLanes(D()), size_t{16});
 
-// PoolPlanesAcrossLanes for Lanes(d) planes, which SVE knows at run time.
+// PoolLanesOfVectors for Lanes(d) vectors, which SVE knows at run time.
 template <class T, PoolKind kKind, class D>
-HWY_INLINE hn::Vec<D> PoolPlanesOfGroup(D d, const uint8_t* plane, size_t plane_bytes,
-                                        size_t planes, const PoolPlaneRuns& runs) {
+HWY_INLINE hn::Vec<D> PoolLanesOfGroup(D d, const hn::TFromD<D>* HWY_RESTRICT vectors) {
   constexpr size_t kMost = kPoolMostPlanesAcross<D>;
 #if HWY_HAVE_SCALABLE
   const size_t lanes = hn::Lanes(d);
-  if (lanes == kMost / 4) {
-    return PoolPlanesAcrossLanes<T, kKind, HWY_MAX(kMost / 4, 1)>(d, plane, plane_bytes, planes,
-                                                                  runs);
-  }
-  if (lanes == kMost / 2) {
-    return PoolPlanesAcrossLanes<T, kKind, HWY_MAX(kMost / 2, 1)>(d, plane, plane_bytes, planes,
-                                                                  runs);
-  }
+  if (lanes == kMost / 4) return PoolLanesOfVectors<T, kKind, HWY_MAX(kMost / 4, 1)>(d, vectors);
+  if (lanes == kMost / 2) return PoolLanesOfVectors<T, kKind, HWY_MAX(kMost / 2, 1)>(d, vectors);
 #endif
-  return PoolPlanesAcrossLanes<T, kKind, kMost>(d, plane, plane_bytes, planes, runs);
+  return PoolLanesOfVectors<T, kKind, kMost>(d, vectors);
 }
 
 // The whole-plane windows of `channels` planes from `first` into `out`.
@@ -678,11 +666,30 @@ HWY_INLINE void PoolWholePlanes(const uint8_t* first, uint8_t* out, size_t chann
     }
     return;
   }
+  // Each group's plane vectors go through a buffer to the tree, two planes
+  // at a time: inlined once per lane, the planes' code tripled the
+  // pooling kernels' compile time.
+  HWY_ALIGN L vectors[kMost * hn::MaxLanes(d)];
   HWY_ALIGN L lane_values[hn::MaxLanes(d)];
-  const auto store = [&](hn::Vec<decltype(d)> v, size_t c, size_t planes) {
+  for (size_t c = 0; c < channels; c += lanes) {
+    const size_t planes = HWY_MIN(lanes, channels - c);
+    size_t i = 0;
+    for (; i + 2 <= planes; i += 2) {
+      const uint8_t* plane = first + (c + i) * plane_bytes;
+      const auto v0 = PoolPlaneVector<T, kKind>(d, plane, runs);
+      const auto v1 = PoolPlaneVector<T, kKind>(d, plane + plane_bytes, runs);
+      hn::Store(v0, d, vectors + i * lanes);
+      hn::Store(v1, d, vectors + (i + 1) * lanes);
+    }
+    for (; i < lanes; ++i) {
+      auto v = PoolStart<T, kKind>(d);
+      if (i < planes) v = PoolPlaneVector<T, kKind>(d, first + (c + i) * plane_bytes, runs);
+      hn::Store(v, d, vectors + i * lanes);
+    }
+    const auto v = finish(PoolLanesOfGroup<T, kKind>(d, vectors));
     if (out_step == sizeof(T)) {
       PoolStore(d, v, reinterpret_cast<T*>(out + c * out_step), planes);
-      return;
+      continue;
     }
     const hn::CappedTag<L, 1> d1;
     hn::Store(v, d, lane_values);
@@ -690,19 +697,6 @@ HWY_INLINE void PoolWholePlanes(const uint8_t* first, uint8_t* out, size_t chann
       PoolStore(d1, hn::Set(d1, lane_values[i]), reinterpret_cast<T*>(out + (c + i) * out_step),
                 1);
     }
-  };
-  // Whole groups apart from the last, partial one: there the count of
-  // planes is known, and each plane's test of it folds away.
-  size_t c = 0;
-  for (; c + lanes <= channels; c += lanes) {
-    const auto v = PoolPlanesOfGroup<T, kKind>(d, first + c * plane_bytes, plane_bytes, lanes, runs);
-    store(finish(v), c, lanes);
-  }
-  if (c < channels) {
-    const size_t planes = channels - c;
-    const auto v =
-        PoolPlanesOfGroup<T, kKind>(d, first + c * plane_bytes, plane_bytes, planes, runs);
-    store(finish(v), c, planes);
   }
 }
 

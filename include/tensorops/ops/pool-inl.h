@@ -693,8 +693,8 @@ HWY_INLINE void PoolWholePlanes(const uint8_t* first, uint8_t* out, size_t chann
     }
     const hn::CappedTag<L, 1> d1;
     hn::Store(v, d, lane_values);
-    for (size_t i = 0; i < planes; ++i) {
-      PoolStore(d1, hn::Set(d1, lane_values[i]), reinterpret_cast<T*>(out + (c + i) * out_step),
+    for (size_t k = 0; k < planes; ++k) {
+      PoolStore(d1, hn::Set(d1, lane_values[k]), reinterpret_cast<T*>(out + (c + k) * out_step),
                 1);
     }
   }

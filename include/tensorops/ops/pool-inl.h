@@ -669,8 +669,10 @@ HWY_INLINE void PoolWholePlanes(const uint8_t* first, uint8_t* out, size_t chann
   // Each group's plane vectors go through a buffer to the tree, two planes
   // at a time: inlined once per lane, the planes' code tripled the
   // pooling kernels' compile time.
-  HWY_ALIGN L vectors[kMost * hn::MaxLanes(d)];
-  HWY_ALIGN L lane_values[hn::MaxLanes(d)];
+  // Sized from HWY_MAX_BYTES, not MaxLanes (only a bound on SVE).
+  constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(L);
+  HWY_ALIGN L vectors[kMost * kMaxLanes];
+  HWY_ALIGN L lane_values[kMaxLanes];
   for (size_t c = 0; c < channels; c += lanes) {
     const size_t planes = HWY_MIN(lanes, channels - c);
     size_t i = 0;

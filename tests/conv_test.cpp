@@ -323,6 +323,25 @@ TEST_CASE("Conv: deep kernels, direct rows and patch blocks", "[conv]") {
                            3400);
 }
 
+// NHWC rows that split evenly into tiles one row short of the micro-kernel's
+// (7 and 14 outputs on 8-row targets, 5 and 10 on 6-row ones, 3 and 6 on
+// armv7) run those; every direct tile skips the taps of its first and last
+// outputs that lie in the padding (20 channels: a vector's worth or more on
+// every target). Pads of 1 and 2, uneven ones, and rows of 7 where one
+// 5x5 tile reaches both sides.
+TEST_CASE("Conv: direct rows in short tiles, border taps skipped", "[conv]") {
+  CheckEpiloguesAndStorage({{1, 20, 3, 7, 19, 1, 3, 3},
+                            {1, 20, 2, 14, 9, 1, 3, 3},
+                            {1, 20, 2, 10, 9, 1, 3, 3},
+                            {1, 20, 3, 6, 9, 1, 3, 3},
+                            {1, 20, 2, 3, 9, 1, 3, 3}},
+                           {1, 1, 1, 1}, 3450, true);
+  CheckEpiloguesAndStorage({{1, 20, 3, 7, 9, 1, 5, 5}, {1, 20, 3, 14, 9, 1, 5, 5}}, {2, 2, 2, 2},
+                           3490, true);
+  CheckEpiloguesAndStorage({{1, 20, 3, 7, 9, 1, 3, 3}, {1, 20, 2, 12, 9, 1, 3, 3}}, {1, 2, 0, 1},
+                           3530, true);
+}
+
 // Depthwise 3x3 rows with outputs whose windows lie inside x: those run four
 // at a time with the weights in registers, in stretches of about twice L1
 // (1000 channels: four outputs a stretch, several stretches a row). The

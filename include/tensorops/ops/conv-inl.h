@@ -101,6 +101,13 @@ struct TapRuns {
   size_t k0, k_row, k_tap;
 };
 
+// Of every run, the tile's first output skips the first `head` k and its
+// last output the last `tail` (taps in the left and right padding: zeros
+// in the copy). head + tail <= length; both are 0 for a one-row tile.
+struct TileEdges {
+  size_t head = 0, tail = 0;
+};
+
 // out(i, v lanes + l) = sum over the runs' k of x(i, k) panel(k, v lanes +
 // l), for kRows outputs whose first taps are at x0 + i pixel_bytes and the
 // panel's columns below `cols`, stored as float rows out_row_bytes apart.
@@ -108,30 +115,61 @@ struct TapRuns {
 // B and one broadcast per row, k in the patch row's order.
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRuns& runs,
-                               const float* HWY_RESTRICT panel, size_t nr, float* out,
+                               TileEdges edges, const float* HWY_RESTRICT panel, size_t nr, float* out,
                                size_t out_row_bytes, size_t cols, const GemmTileEpilogue* epi,
                                V... acc) {
   static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
-  for (size_t r = 0; r < runs.rows; ++r) {
-    for (size_t t = 0; t < runs.taps; ++t) {
-      const auto* a = reinterpret_cast<const uint8_t*>(x0) + r * runs.a_row + t * runs.a_tap;
-      const float* HWY_RESTRICT b = panel + (runs.k0 + r * runs.k_row + t * runs.k_tap) * nr;
-      for (size_t e = 0; e < runs.length; ++e, a += sizeof(float), b += nr) {
-        const auto b0 = hn::LoadU(d, b);
-        const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
-        const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
-        const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
-        Unroll<kRows>([&](auto i) {
-          const auto ai = hn::Set(d, *reinterpret_cast<const float*>(a + i * pixel_bytes));
+  // `count` k from (a, b) for the tile's rows [kLo, kHi).
+  const auto steps = [&](auto lo, auto hi, const uint8_t* a, const float* HWY_RESTRICT b,
+                         size_t count) TENSOROPS_INLINE_LAMBDA {
+    constexpr size_t kLo = decltype(lo)::value, kHi = decltype(hi)::value;
+    for (size_t e = 0; e < count; ++e, a += sizeof(float), b += nr) {
+      const auto b0 = hn::LoadU(d, b);
+      const auto b1 = kVecs > 1 ? hn::LoadU(d, b + lanes) : b0;
+      const auto b2 = kVecs > 2 ? hn::LoadU(d, b + 2 * lanes) : b0;
+      const auto b3 = kVecs > 3 ? hn::LoadU(d, b + 3 * lanes) : b0;
+      Unroll<kRows>([&](auto i) {
+        constexpr size_t kI = decltype(i)::value;
+        if constexpr (kI >= kLo && kI < kHi) {
+          const auto ai = hn::Set(d, *reinterpret_cast<const float*>(a + kI * pixel_bytes));
           Unroll<kVecs>([&](auto v) {
-            constexpr size_t kI = decltype(i)::value, kV = decltype(v)::value;
+            constexpr size_t kV = decltype(v)::value;
             auto& sum = Nth<kI * kVecs + kV>(acc...);
             sum = TileMulAdd(ai, Nth<kV>(b0, b1, b2, b3), sum);
           });
-        });
+        }
+      });
+    }
+  };
+  using First = std::integral_constant<size_t, 0>;
+  using Second = std::integral_constant<size_t, 1>;
+  using Last = std::integral_constant<size_t, kRows - 1>;
+  using End = std::integral_constant<size_t, kRows>;
+  // Run (r, t)'s first tap in x and its first row of the panel.
+  const auto a_at = [&](size_t r, size_t t) {
+    return reinterpret_cast<const uint8_t*>(x0) + r * runs.a_row + t * runs.a_tap;
+  };
+  const auto b_at = [&](size_t r, size_t t) {
+    return panel + (runs.k0 + r * runs.k_row + t * runs.k_tap) * nr;
+  };
+  if (kRows > 1 && edges.head + edges.tail != 0) {
+    const size_t middle = runs.length - edges.head - edges.tail;
+    for (size_t r = 0; r < runs.rows; ++r) {
+      for (size_t t = 0; t < runs.taps; ++t) {
+        const uint8_t* a = a_at(r, t);
+        const float* b = b_at(r, t);
+        steps(Second(), End(), a, b, edges.head);
+        a += edges.head * sizeof(float);
+        b += edges.head * nr;
+        steps(First(), End(), a, b, middle);
+        steps(First(), Last(), a + middle * sizeof(float), b + middle * nr, edges.tail);
       }
+    }
+  } else {
+    for (size_t r = 0; r < runs.rows; ++r) {
+      for (size_t t = 0; t < runs.taps; ++t) steps(First(), End(), a_at(r, t), b_at(r, t), runs.length);
     }
   }
   StoreTile<kRows, kVecs>(out, out_row_bytes, cols, 1.0f, 0.0f, epi, acc...);
@@ -139,20 +177,20 @@ HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRun
 
 template <size_t kRows, size_t kVecs, size_t... kI>
 HWY_INLINE void DirectTileFromZero(std::index_sequence<kI...>, const float* x0, size_t pixel_bytes,
-                                   const TapRuns& runs, const float* panel, size_t nr, float* out,
-                                   size_t out_row_bytes, size_t cols,
+                                   const TapRuns& runs, TileEdges edges, const float* panel,
+                                   size_t nr, float* out, size_t out_row_bytes, size_t cols,
                                    const GemmTileEpilogue* epi) {
   const auto zero = hn::Zero(GemmTag());
-  DirectTileBody<kRows, kVecs>(x0, pixel_bytes, runs, panel, nr, out, out_row_bytes, cols, epi,
-                               Copy<kI>(zero)...);
+  DirectTileBody<kRows, kVecs>(x0, pixel_bytes, runs, edges, panel, nr, out, out_row_bytes, cols,
+                               epi, Copy<kI>(zero)...);
 }
 
 template <size_t kRows, size_t kVecs>
 HWY_NOINLINE void DirectTile(const float* x0, size_t pixel_bytes, const TapRuns& runs,
-                             const float* panel, size_t nr, float* out, size_t out_row_bytes,
-                             size_t cols, const GemmTileEpilogue* epi) {
+                             TileEdges edges, const float* panel, size_t nr, float* out,
+                             size_t out_row_bytes, size_t cols, const GemmTileEpilogue* epi) {
   DirectTileFromZero<kRows, kVecs>(std::make_index_sequence<kRows * kVecs>{}, x0, pixel_bytes, runs,
-                                   panel, nr, out, out_row_bytes, cols, epi);
+                                   edges, panel, nr, out, out_row_bytes, cols, epi);
 }
 
 // Outputs per pass in the depthwise 3x3 stretches: their sums, the nine
@@ -164,20 +202,23 @@ inline constexpr size_t kDepthwiseGroup = kGemmRows >= 8 ? 4 : 2;
 inline constexpr size_t kDepthwisePrefetchBytes = 128;
 static_assert(kDepthwiseGroup == 2 || kDepthwiseGroup == 4, "the stretch holds up to four sums");
 
-// The tiles a row of outputs takes: the micro-kernel's rows, half of them,
-// and one, each with 1 to kGemmVecs vectors of columns. armv7 takes 4 rows:
-// with 6, GCC kept 6 of the 12 sums on the stack (a broadcast from memory
-// takes a whole q register there, where the packed tile multiplies by lane).
+// The tiles a row of outputs takes: the micro-kernel's rows, one fewer (a
+// row of 7, 14 or 28 outputs on 8-row targets splits evenly into those),
+// half of them, and one, each with 1 to kGemmVecs vectors of columns. armv7
+// takes 4 rows: with 6, GCC kept 6 of the 12 sums on the stack (a broadcast
+// from memory takes a whole q register there, where the packed tile
+// multiplies by lane).
 #if HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON
-inline constexpr size_t kDirectRows[3] = {4, 2, 1};
+inline constexpr size_t kDirectRows[4] = {4, 3, 2, 1};
 #else
-inline constexpr size_t kDirectRows[3] = {kGemmRows, kGemmRows / 2, 1};
+inline constexpr size_t kDirectRows[4] = {kGemmRows, kGemmRows - 1, kGemmRows / 2, 1};
 #endif
-using DirectTileFn = void (*)(const float*, size_t, const TapRuns&, const float*, size_t, float*,
-                              size_t, size_t, const GemmTileEpilogue*);
+using DirectTileFn = void (*)(const float*, size_t, const TapRuns&, TileEdges, const float*,
+                              size_t, float*, size_t, size_t, const GemmTileEpilogue*);
 template <size_t kVecs>
-inline constexpr DirectTileFn kDirectTiles[3] = {
-    &DirectTile<kDirectRows[0], kVecs>, &DirectTile<kDirectRows[1], kVecs>, &DirectTile<1, kVecs>};
+inline constexpr DirectTileFn kDirectTiles[4] = {
+    &DirectTile<kDirectRows[0], kVecs>, &DirectTile<kDirectRows[1], kVecs>,
+    &DirectTile<kDirectRows[2], kVecs>, &DirectTile<1, kVecs>};
 
 inline DirectTileFn DirectTileFor(size_t rows_index, size_t vecs) {
   switch (vecs) {
@@ -336,36 +377,58 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       const float* panel = job.weights + g * job.group_floats + j * k;
       const auto run_tile = [&](size_t t, size_t at) {
         const float* x0 = rows + at * job.w.stride * cg;
+        TileEdges edges;
+        // Taps of the tile's first and last outputs in the left and right
+        // padding are skipped (a third of a 3x3 border output's taps) where
+        // a tap holds a vector's worth of channels or more: a stem's three
+        // save less than splitting the loop costs. With dilation 1, padded
+        // column c of the copy is input column c - left.
+        const size_t first_col = at * job.w.stride;
+        const size_t end_col = (at + kDirectRows[t] - 1) * job.w.stride + kw;
+        if (joined && cg >= lanes && kDirectRows[t] > 1 &&
+            (first_col < left || end_col > left + job.w.in)) {
+          const size_t head = HWY_MIN(kw, left - HWY_MIN(left, first_col)) * cg;
+          const size_t tail = HWY_MIN(kw, end_col - HWY_MIN(end_col, left + job.w.in)) * cg;
+          if (head + tail <= runs.length) {
+            edges.head = head;
+            edges.tail = tail;
+          }
+        }
         TY* y = YAt(job, n, g * og + j, oh, at);
         if constexpr (kFinishPass) {
           if constexpr (hwy::IsSame<TY, float>()) {
             if (in_tile) {
               const GemmTileEpilogue epi = row_epilogue.Advanced(at, j);
-              DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, y, job.y_stride[3], cols,
-                                     &epi);
+              DirectTileFor(t, vecs)(x0, pixel_bytes, runs, edges, panel, b_step, y,
+                                     job.y_stride[3], cols, &epi);
               return;
             }
           }
-          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, sums, nr * sizeof(float), cols,
-                                 nullptr);
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, edges, panel, b_step, sums,
+                                 nr * sizeof(float), cols, nullptr);
           GemmEpiloguePass<float, TY>(sums, nr * sizeof(float), 1.0f, y, job.y_stride[3],
                                       kDirectRows[t], cols, states, at, j);
         } else {
-          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, panel, b_step, y, job.y_stride[3], cols,
-                                 nullptr);
+          DirectTileFor(t, vecs)(x0, pixel_bytes, runs, edges, panel, b_step, y, job.y_stride[3],
+                                 cols, nullptr);
         }
       };
-      // Whole tiles, then the rest: more than half a tile as one whole tile
+      // A row whose even split takes tiles one row short runs those; else
+      // whole tiles, then the rest: more than half a tile as one whole tile
       // ending at the row's end, else a half tile (ending there too).
       size_t ow = 0;
+      if (detail::DirectRowTakesShortTiles(out_w, kDirectRows[0])) {
+        for (; ow < out_w; ow += kDirectRows[1]) run_tile(1, HWY_MIN(ow, out_w - kDirectRows[1]));
+        continue;
+      }
       for (; ow + kDirectRows[0] <= out_w; ow += kDirectRows[0]) run_tile(0, ow);
       const size_t rest = out_w - ow;
-      if (rest > kDirectRows[1] && ow != 0) {
+      if (rest > kDirectRows[2] && ow != 0) {
         run_tile(0, out_w - kDirectRows[0]);
-      } else if (rest != 0 && out_w >= kDirectRows[1]) {
-        for (; ow < out_w; ow += kDirectRows[1]) run_tile(1, HWY_MIN(ow, out_w - kDirectRows[1]));
+      } else if (rest != 0 && out_w >= kDirectRows[2]) {
+        for (; ow < out_w; ow += kDirectRows[2]) run_tile(2, HWY_MIN(ow, out_w - kDirectRows[2]));
       } else {
-        for (; ow < out_w; ++ow) run_tile(2, ow);
+        for (; ow < out_w; ++ow) run_tile(3, ow);
       }
     }
   }

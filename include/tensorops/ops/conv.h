@@ -29,10 +29,11 @@
 //   never for the whole image. A 1x1 convolution with stride 1 and no
 //   padding on float x reads x in place: it is the GEMM on the view itself.
 //   Other NHWC convolutions run direct where the register tiles stay whole
-//   (whole tiles hold 3/4 of an output row, or a panel of the weights fits
-//   half of L1, as a stem's K = 3 x 3 x 3 does): an output row's input rows
-//   are copied once as float with their padding, and the GEMM's register
-//   tile broadcasts each output's taps from that copy; no patch is written.
+//   (whole tiles, or tiles one row shorter, hold 3/4 of an output row, or a
+//   panel of the weights fits half of L1, as a stem's K = 3 x 3 x 3 does):
+//   an output row's input rows are copied once as float with their padding,
+//   and the GEMM's register tile broadcasts each output's taps from that
+//   copy, skipping the taps in the padding; no patch is written.
 //
 // Scratch: the call with an executor (or none) keeps one buffer per calling
 // thread, grown to the largest call; with a caller's span (ScratchBytes)
@@ -80,6 +81,15 @@ inline bool IsPointwiseWindow(const WindowAxis& h, const WindowAxis& w) {
 // from input column -pad_begin: the width of the direct path's padded copy.
 inline size_t DirectRowWidth(const WindowAxis& w) {
   return w.out == 0 ? 0 : (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1;
+}
+
+// Whether a row of `outputs` split evenly into tiles of at most `rows` takes
+// tiles of rows - 1 (7, 14 and 28 outputs with 8-row tiles): the direct path
+// then runs those, whole, where whole tiles of `rows` would leave a rest.
+inline bool DirectRowTakesShortTiles(size_t outputs, size_t rows) {
+  if (outputs == 0 || rows < 3) return false;
+  const size_t tiles = (outputs + rows - 1) / rows;
+  return (outputs + tiles - 1) / tiles == rows - 1;
 }
 
 // How a stage of a Conv epilogue moves to a block of outputs. The kernel
@@ -444,10 +454,13 @@ struct Conv {
     const size_t k = w.in_channels_per_group() * w.kernel().h * w.kernel().w;
     const GemmBlocking blk = ActiveGemmBlocking(k);  // as the kernel's GemmBlockingHere(k)
     // NHWC runs direct (DirectRow) where its register tiles stay whole: when
-    // whole tiles hold at least 3/4 of a row's outputs (the rest take half
-    // tiles, which read B twice as often per FMA; from L2 when K is deep),
-    // or when a panel of the weights fits half of L1 (a stem, K = 3 x 3 x 3).
-    const size_t whole = wa.out / blk.mr * blk.mr;
+    // whole tiles (or tiles one row shorter that split the row evenly: 7
+    // and 14 with 8-row tiles) hold at least 3/4 of a row's outputs (the
+    // rest take half tiles, which read B twice as often per FMA; from L2
+    // when K is deep), or when a panel of the weights fits half of L1 (a
+    // stem, K = 3 x 3 x 3).
+    const size_t whole = detail::DirectRowTakesShortTiles(wa.out, blk.mr) ? wa.out
+                                                                          : wa.out / blk.mr * blk.mr;
     plan.direct = channels_last && !detail::IsPointwiseWindow(h, wa) &&
                   (4 * whole >= 3 * wa.out || k * blk.nr * sizeof(float) <= caches.l1 / 2);
     if (plan.direct) {

@@ -97,8 +97,8 @@ HWY_INLINE void GatherColumns(const T* row, size_t in, size_t stride, int64_t of
 // t a_tap bytes past the output's first tap, at k = k0 + r k_row + t k_tap.
 // Where runs are short (a stem's nine floats), `offsets` lists every k's
 // byte offset in x (runs in order; their k are consecutive from k0) and the
-// tile takes them in one loop: a loop per run of nine cost each tile a
-// fifth of its time on a Zen 4, mostly in each run's loop exit.
+// tile takes them in one loop: a loop per short run spends much of the
+// tile's time entering and leaving it.
 struct TapRuns {
   size_t rows, taps, length;
   size_t a_row, a_tap;
@@ -120,9 +120,9 @@ struct TileEdges {
 // B and one broadcast per row, k in the patch row's order.
 template <size_t kRows, size_t kVecs, class... V>
 HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRuns& runs,
-                               TileEdges edges, const float* HWY_RESTRICT panel, size_t nr, float* out,
-                               size_t out_row_bytes, size_t cols, const GemmTileEpilogue* epi,
-                               V... acc) {
+                               TileEdges edges, const float* HWY_RESTRICT panel, size_t nr,
+                               float* out, size_t out_row_bytes, size_t cols,
+                               const GemmTileEpilogue* epi, V... acc) {
   static_assert(sizeof...(V) == kRows * kVecs && kVecs <= 4, "one accumulator per (row, vector)");
   const GemmTag d;
   const size_t lanes = hn::Lanes(d);
@@ -182,7 +182,9 @@ HWY_INLINE void DirectTileBody(const float* x0, size_t pixel_bytes, const TapRun
     for (size_t j = 0; j < count; ++j, b += nr) step(First(), End(), a + runs.offsets[j], b);
   } else {
     for (size_t r = 0; r < runs.rows; ++r) {
-      for (size_t t = 0; t < runs.taps; ++t) steps(First(), End(), a_at(r, t), b_at(r, t), runs.length);
+      for (size_t t = 0; t < runs.taps; ++t) {
+        steps(First(), End(), a_at(r, t), b_at(r, t), runs.length);
+      }
     }
   }
   StoreTile<kRows, kVecs>(out, out_row_bytes, cols, 1.0f, 0.0f, epi, acc...);

@@ -459,8 +459,8 @@ struct Conv {
     // rest take half tiles, which read B twice as often per FMA; from L2
     // when K is deep), or when a panel of the weights fits half of L1 (a
     // stem, K = 3 x 3 x 3).
-    const size_t whole = detail::DirectRowTakesShortTiles(wa.out, blk.mr) ? wa.out
-                                                                          : wa.out / blk.mr * blk.mr;
+    const bool short_tiles = detail::DirectRowTakesShortTiles(wa.out, blk.mr);
+    const size_t whole = short_tiles ? wa.out : wa.out / blk.mr * blk.mr;
     plan.direct = channels_last && !detail::IsPointwiseWindow(h, wa) &&
                   (4 * whole >= 3 * wa.out || k * blk.nr * sizeof(float) <= caches.l1 / 2);
     if (plan.direct) {

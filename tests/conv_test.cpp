@@ -327,8 +327,8 @@ TEST_CASE("Conv: deep kernels, direct rows and patch blocks", "[conv]") {
 // (7 and 14 outputs on 8-row targets, 5 and 10 on 6-row ones, 3 and 6 on
 // armv7) run those; every direct tile skips the taps of its first and last
 // outputs that lie in the padding (20 channels: a vector's worth or more on
-// every target). Pads of 1 and 2, uneven ones, and rows of 7 where one
-// 5x5 tile reaches both sides.
+// every target of up to 512 bits). Pads of 1 and 2, uneven ones, and rows of
+// 7 where one 5x5 tile reaches both sides.
 TEST_CASE("Conv: direct rows in short tiles, border taps skipped", "[conv]") {
   CheckEpiloguesAndStorage({{1, 20, 3, 7, 19, 1, 3, 3},
                             {1, 20, 2, 14, 9, 1, 3, 3},

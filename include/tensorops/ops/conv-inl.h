@@ -400,6 +400,8 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
       states = StatesAt(job, n, g * og, oh, 0);
       in_tile = hwy::IsSame<TY, float>() && GemmTileEpilogueOf(states, &row_epilogue);
     }
+    // Outputs [inside_begin, inside_end) have no tap in the padding.
+    const size_t inside_begin = job.w.InsideBegin(), inside_end = job.w.InsideEnd();
     for (size_t j = 0, cols = 0; j < og; j += cols) {
       const PanelShape shape = PanelAt(j, og);  // the packed weights' panels
       cols = shape.cols;
@@ -412,14 +414,12 @@ struct Impl<ConvKernel<TX, TY, Epi, kChannelsLast>> {
         // Taps of the tile's first and last outputs in the left and right
         // padding are skipped (a third of a 3x3 border output's taps) where
         // a tap holds a vector's worth of channels or more: a stem's three
-        // save less than splitting the loop costs. With dilation 1, padded
-        // column c of the copy is input column c - left.
-        const size_t first_col = at * job.w.stride;
-        const size_t end_col = (at + kDirectRows[t] - 1) * job.w.stride + kw;
+        // save less than splitting the loop costs.
+        const size_t last = at + kDirectRows[t] - 1;
         if (joined && cg >= lanes && kDirectRows[t] > 1 &&
-            (first_col < left || end_col > left + job.w.in)) {
-          const size_t head = HWY_MIN(kw, left - HWY_MIN(left, first_col)) * cg;
-          const size_t tail = HWY_MIN(kw, end_col - HWY_MIN(end_col, left + job.w.in)) * cg;
+            (at < inside_begin || last >= inside_end)) {
+          const size_t head = job.w.FirstTap(at) * cg;
+          const size_t tail = (kw - job.w.EndTap(last)) * cg;
           if (head + tail <= runs.length) {
             edges.head = head;
             edges.tail = tail;
